@@ -40,15 +40,18 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from rich.markup import escape
+
     from rlvr_audit.console import err_console
 
     try:
         code = args.func(args)
     except InputError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        # The message may quote user data: escape it so brackets print as they are.
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except MissingExtraError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         return 3
     except KeyboardInterrupt:
         err_console.print("[yellow]interrupted[/]; completed work was kept and can be resumed")
