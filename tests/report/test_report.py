@@ -1,0 +1,149 @@
+"""``rlvr-audit report`` end to end: numbers, sections, escaping, figures, errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import numpy as np
+import pyarrow.compute as pc
+import pytest
+
+from rlvr_audit.audit import ReportOptions, build_audit, step_of
+from rlvr_audit.cli import main
+from rlvr_audit.io.counts import align
+from rlvr_audit.io.rollouts import reduce_counts, write_rollouts
+from rlvr_audit.report.html import SECTIONS
+from tests.report.fixtures import EVIL, synthetic_rollouts
+
+
+@pytest.fixture(scope="module")
+def rollout_report(tmp_path_factory):
+    d = tmp_path_factory.mktemp("rep")
+    table = synthetic_rollouts()
+    path = d / "rollouts.parquet"
+    write_rollouts(table, path, manifest={"sampling": {"temperature": 0.6, "n": 16}})
+    out = d / "audit.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "300", "--k", "16"]) == 0
+    return {"table": table, "path": path, "html": out.read_text(),
+            "json": json.loads(out.with_suffix(".json").read_text()), "dir": d}
+
+
+def test_example_report_under_30_seconds(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    t0 = time.perf_counter()
+    assert main(["report", "--example", "--out", str(out)]) == 0
+    assert time.perf_counter() - t0 < 30
+    text = " ".join(capsys.readouterr().out.split())  # undo terminal wrapping
+    assert "gains up to k = 10; loses from k = 61" in text and "price 1.98 points at k = 128" in text
+    page = out.read_text()
+    for sid, _ in SECTIONS:
+        assert f'<section id="{sid}">' in page
+    data = json.loads(out.with_suffix(".json").read_text())
+    assert data["kind"] == "report" and data["options"]["bootstrap"] == 4000
+    # Coverage and support agree: P + S = base solved, P + E = RL solved (SPEC section 2).
+    base, rl = data["base"], data["checkpoints"][0]
+    s = data["support"]["problem"][rl]
+    assert (s["P"], s["E"], s["S"], s["O"]) == (911, 12, 33, 104)
+    assert s["P"] + s["S"] == data["coverage"]["solved"][base] == 944
+    assert s["P"] + s["E"] == data["coverage"]["solved"][rl] == 923
+    # Sections without data say what would fill them.
+    assert "Quality flags need the completion text" in page
+    assert "passk-inference" in page  # attribution of the example data
+    assert sorted(p.name for p in (tmp_path / "r_figures").iterdir()) == sorted(
+        f"{n}.{e}" for n in ("passk", "difference", "upset", "histogram") for e in ("png", "pdf"))
+
+
+def test_numbers_match_a_recomputation_from_rows(rollout_report):
+    t, r = rollout_report["table"], rollout_report["json"]
+    assert r["models"] == ["base", "step-100", "step-200"] and r["base"] == "base"
+    for m in r["models"]:
+        sub = t.filter(pc.equal(t["model"], m))
+        assert r["pass_at_k"][m][0] == pytest.approx(np.mean(sub["correct"].to_numpy(
+            zero_copy_only=False)))
+        ent = sub["entropy_mean"].to_numpy()
+        ok = sub["correct"].to_numpy(zero_copy_only=False)
+        got = r["tokens"]["entropy_mean"][m]
+        assert got["all"]["mean"] == pytest.approx(ent.mean())
+        assert got["correct"]["mean"] == pytest.approx(ent[ok].mean())
+        assert got["incorrect"]["std"] == pytest.approx(ent[~ok].std(ddof=1))
+        bins = np.array(sub["entropy_bins"].to_pylist())
+        np.testing.assert_allclose(r["tokens"]["entropy_by_position"][m]["correct"],
+                                   bins[ok].mean(axis=0))
+        noboxed = np.array(sub["q_no_boxed"].to_pylist(), dtype=float)
+        assert r["quality"]["q_no_boxed"][m]["all"]["mean"] == pytest.approx(noboxed.mean())
+    # Evolution ordered by step, base first.
+    assert [row["step"] for row in r["evolution"]["rows"]] == [0, 100, 200]
+    # Diversity: distinct answers at k = n on one prompt, recomputed.
+    assert r["diversity"]["k"] == 16
+    # Per-answer support present because answers are.
+    assert set(r["support"]["answer"]) == {"step-100", "step-200"}
+
+
+def test_untrusted_text_is_escaped(rollout_report):
+    page = rollout_report["html"]
+    assert "<script" not in page.lower()
+    assert "<img" not in page.lower()
+    assert "&lt;script&gt;" in page and "onerror=alert(1)&gt;" in page
+    assert re.search(r"\son\w+\s*=", page.replace("onerror=alert(1)&gt;", "")) is None
+
+
+def test_lucky_guess_and_sample_texts(rollout_report):
+    r, page = rollout_report["json"], rollout_report["html"]
+    counts = reduce_counts(rollout_report["path"])
+    expect = sorted((m, pid) for m, ct in counts.items()
+                    for pid, n, c in zip(ct.prompt_ids, ct.n, ct.c) if 0 < c / n < 0.05)
+    assert sorted((x["model"], x["prompt_id"]) for x in r["lucky"]) == expect
+    shown = {(s["model"], s["prompt_id"]) for s in r["samples_shown"]}
+    for m, pid in expect:
+        assert (m, pid) in shown
+    assert "Reasoning for" in page
+
+
+def test_budget_advisor_picks_the_best_mean(rollout_report):
+    r = rollout_report["json"]
+    for row in r["advisor"]:
+        j = r["ks"].index(row["k"])
+        best = max(r["models"], key=lambda m: r["pass_at_k"][m][j])
+        assert row["best"] == best
+        lo, hi = row["band"]
+        assert lo <= row["lead"] <= hi and row["supported"] == (lo > 0)
+
+
+def test_step_labels():
+    assert step_of("step-100") == 100 and step_of("global_step_40") == 40
+    assert step_of("qwen-ckpt_7") == 7 and step_of("base") is None
+
+
+def test_single_model_and_label_clash_are_errors(tmp_path, capsys):
+    f = tmp_path / "a.jsonl"
+    f.write_text('{"id":"p1","n":4,"c":1}\n')
+    assert main(["report", str(f), "--out", str(tmp_path / "x.html")]) == 2
+    assert "needs a base and at least one checkpoint" in capsys.readouterr().err
+    assert main(["report", str(f), str(f), "--out", str(tmp_path / "x.html")]) == 2
+    assert "appears in both" in capsys.readouterr().err
+    assert not (tmp_path / "x.html").exists() and not (tmp_path / "x.json").exists()
+
+
+def test_unknown_base_is_an_error(rollout_report, capsys, tmp_path):
+    assert main(["report", str(rollout_report["path"]), "--base", "nope",
+                 "--out", str(tmp_path / "y.html")]) == 2
+    assert "--base 'nope' is not among the models read" in capsys.readouterr().err
+
+
+def test_build_audit_two_models_by_hand():
+    from rlvr_audit.io.counts import Counts
+
+    ids = ["a", "b", "c", "d"]
+    base = Counts("base", ids, [4, 4, 4, 4], [4, 0, 2, 1])
+    rl = Counts("rl", ids, [4, 4, 4, 4], [4, 1, 0, 4])
+    a = build_audit(align([base, rl]), ReportOptions(bootstrap=200), base="base")
+    # solved at K = 4 means c >= 1: base {a, c, d}, rl {a, b, d}
+    assert a["coverage"]["table_2x2"]["rl"] == {"both": 2, "base_only": 1, "rl_only": 1,
+                                                "neither": 0}
+    reg = a["coverage"]["ranked"]["rl"]["regressions"]
+    assert [x["prompt_id"] for x in reg] == ["c"] and reg[0]["delta"] == -0.5
+    gains = a["coverage"]["ranked"]["rl"]["gains"]
+    assert [x["prompt_id"] for x in gains] == ["d", "b"]
+    assert a["lucky"] == []  # 1/4 is not below 5%
