@@ -147,8 +147,12 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
     # Within-prompt (sampling) standard error of each mean curve where n >= 2k.
     within = {}
     for label, n_, c_ in ((base, nb, cb), (rl, nr, cr)):
-        se = [float(np.sqrt(max(passk_within_prompt_variance(n_, c_, int(k)).sum(), 0.0))
-                    / n_.size) if 2 * k <= n_.min() else None for k in ks]
+        ok = 2 * ks <= n_.min()  # the analytic variance needs n >= 2k
+        se = [None] * ks.size
+        if ok.any():
+            var = passk_within_prompt_variance(n_, c_, ks[ok]).sum(axis=0)  # (K_ok,)
+            for j, v in zip(np.flatnonzero(ok), var):
+                se[j] = float(np.sqrt(max(v, 0.0)) / n_.size)
         within[label] = se
     result["within_prompt_se"] = within
     return result

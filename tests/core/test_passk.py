@@ -185,3 +185,16 @@ def test_curve_is_monotone_in_k(n, data):
     curve = pass_at_k_curve(n, [c])[0]
     assert np.all(np.diff(curve) >= -1e-15)
     assert curve[0] == pytest.approx(c / n, abs=1e-15)
+
+
+def test_within_prompt_variance_vector_equals_scalar_calls():
+    rng = np.random.default_rng(3)
+    n = rng.integers(20, 40, 30)
+    c = rng.integers(0, 20, 30)
+    ks = [1, 3, 10]
+    vec = passk_within_prompt_variance(n, c, ks)
+    assert vec.shape == (30, 3)
+    for j, k in enumerate(ks):
+        np.testing.assert_array_equal(vec[:, j], passk_within_prompt_variance(n, c, k))
+    with pytest.raises(ValueError, match="n >= 2k"):
+        passk_within_prompt_variance(n, c, [15])

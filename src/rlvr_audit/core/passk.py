@@ -192,7 +192,7 @@ def avg_at_n(n, c) -> float:
     return float(np.mean(c / n))
 
 
-def passk_within_prompt_variance(n, c, k: int) -> np.ndarray:
+def passk_within_prompt_variance(n, c, k) -> np.ndarray:
     """Unbiased estimate of the sampling variance of each prompt's pass@k estimate.
 
     Parameters
@@ -200,12 +200,13 @@ def passk_within_prompt_variance(n, c, k: int) -> np.ndarray:
     n, c
         ``(P,)`` counts; every ``n_i >= 2k`` is required.
     k
-        Budget.
+        Budget, or a 1-D sequence of budgets (evaluated together, in one pass).
 
     Returns
     -------
     numpy.ndarray
-        ``(P,)`` estimates of :math:`\\mathrm{Var}(\\widehat{\\mathrm{pass@}k}_i \\mid p_i)`.
+        ``(P,)`` estimates of :math:`\\mathrm{Var}(\\widehat{\\mathrm{pass@}k}_i \\mid p_i)`
+        for a scalar ``k``; ``(P, K)`` for a sequence.
 
     Notes
     -----
@@ -218,12 +219,15 @@ def passk_within_prompt_variance(n, c, k: int) -> np.ndarray:
     unbiased estimate, not a variance); sums over prompts are what it is for.
     """
     n, c = check_counts(n, c)
-    k = int(k)
-    if k < 1 or np.any(n < 2 * k):
-        raise ValueError(f"the analytic variance needs n >= 2k (k = {k}, min n = {int(n.min())})")
-    fail_k = 1.0 - pass_at_k(n, c, [k])[:, 0]
-    fail_2k = 1.0 - pass_at_k(n, c, [2 * k])[:, 0]
-    return fail_k**2 - fail_2k
+    scalar = np.ndim(k) == 0
+    ks = _check_ks(np.atleast_1d(k), int(n.min()))
+    if np.any(n.min() < 2 * ks):
+        raise ValueError(f"the analytic variance needs n >= 2k (k = {int(ks.max())}, "
+                         f"min n = {int(n.min())})")
+    both = pass_at_k(n, c, np.concatenate([ks, 2 * ks]))  # (P, 2K): one pass for all budgets
+    fail_k, fail_2k = 1.0 - both[:, :ks.size], 1.0 - both[:, ks.size:]
+    var = fail_k**2 - fail_2k  # (P, K)
+    return var[:, 0] if scalar else var
 
 
 def maj_at_k(class_sizes, class_correct, n_incomplete: int, ks) -> np.ndarray:
