@@ -24,17 +24,31 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = None):
-    """Counts of every model in every input; labels must be unique across inputs."""
+def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = None,
+                workdir: Path | None = None):
+    """Counts of every model in every input; labels must be unique across inputs.
+
+    Adapter inputs that carry samples (verl dumps, the limit-of-RLVR evaluator)
+    are converted once into a rollout table in ``workdir``, so the report can
+    show their texts and answers like those of native rollout tables.
+    """
+    from rlvr_audit.io import adapters
     from rlvr_audit.io.formats import detect_format, load_counts
-    from rlvr_audit.io.rollouts import read_manifest
+    from rlvr_audit.io.rollouts import read_manifest, write_rollouts
 
     counts, prov, rollout_paths = [], [], []
     seen: dict[str, Path] = {}
     for path in paths:
         fmt = detect_format(path) if opts.format == "auto" else opts.format
         label = (labels or {}).get(str(path))
-        found = load_counts(path, fmt=fmt, label=label)
+        source = path
+        if fmt in adapters.ADAPTERS and workdir is not None:
+            default = None if path.is_dir() else path.name.split(".")[0]
+            table = adapters.read(fmt, path, model=label or default)
+            if "sample_idx" in table.column_names:
+                source = workdir / f"input-{len(prov)}.parquet"
+                write_rollouts(table, source)
+        found = load_counts(source, fmt="rollouts" if source != path else fmt, label=label)
         for ct in found:
             if ct.model in seen:
                 raise InputError(
@@ -43,8 +57,8 @@ def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = No
                     path=path, field="model")
             seen[ct.model] = path
         counts.extend(found)
-        if fmt == "rollouts":
-            rollout_paths.append(path)
+        if fmt == "rollouts" or source != path:
+            rollout_paths.append(source)
         manifest = read_manifest(path) if fmt == "rollouts" else None
         prov.append({"path": str(path), "format": fmt, "models": [c.model for c in found],
                      "sha256": _sha256(path), "manifest": manifest})
@@ -61,6 +75,18 @@ def make_report(paths: list[Path], out_html: Path, opts: ReportOptions, *,
     dict
         The audit payload (as written to the JSON file, without the envelope).
     """
+    import tempfile
+
+    say = console.print if console is not None else (lambda *a, **k: None)
+    out_html = Path(out_html)
+    if out_html.suffix.lower() not in (".html", ".htm"):
+        raise InputError("the report file must end in .html", path=out_html, field="out")
+
+    with tempfile.TemporaryDirectory(prefix="rlvr-audit-") as tmp:
+        return _make_report(paths, out_html, opts, labels, notes, say, Path(tmp))
+
+
+def _make_report(paths, out_html, opts, labels, notes, say, workdir: Path) -> dict:
     from rlvr_audit import __version__
     from rlvr_audit.io.atomic import atomic_open
     from rlvr_audit.io.counts import align
@@ -69,11 +95,7 @@ def make_report(paths: list[Path], out_html: Path, opts: ReportOptions, *,
     from rlvr_audit.report.samples import collect_texts, gather_facts
     from rlvr_audit.results import SCHEMA_VERSION, envelope, to_jsonable, write_result
 
-    say = console.print if console is not None else (lambda *a, **k: None)
-    out_html = Path(out_html)
-    if out_html.suffix.lower() not in (".html", ".htm"):
-        raise InputError("the report file must end in .html", path=out_html, field="out")
-    counts, prov, rollout_paths = load_inputs(paths, opts, labels)
+    counts, prov, rollout_paths = load_inputs(paths, opts, labels, workdir)
     if len(counts) < 2:
         raise InputError("a report needs a base and at least one checkpoint; the inputs hold "
                          f"{len(counts)} model(s): {[c.model for c in counts]}")
@@ -83,8 +105,7 @@ def make_report(paths: list[Path], out_html: Path, opts: ReportOptions, *,
     if rollout_paths:
         from rlvr_audit.console import progress
 
-        total = sum(int(c.n.sum()) for c in counts if any(c.model in p["models"] for p in prov
-                                                          if p["format"] == "rollouts"))
+        total = sum(int(c.n.sum()) for c in counts)
         with progress() as bar:
             task = bar.add_task("reading samples", total=total)
             facts = gather_facts(rollout_paths, progress=lambda k: bar.advance(task, k))
