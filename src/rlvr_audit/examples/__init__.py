@@ -5,6 +5,10 @@
     DeepScaleR-1.5B-Preview (RL) on 1,060 math prompts. From the
     ``passk-inference`` package (MIT licence, kept in the folder with its README
     and provenance metadata).
+``math500``
+    The 500-problem MATH test split with official solutions and gold answers
+    (Hendrycks et al. 2021, MIT licence), as distributed with the limit-of-RLVR
+    evaluation code: real gold answers for the verifiers.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ EXAMPLES = {
         "base_label": "DeepSeek-R1-Distill-Qwen-1.5B",
         "rl_label": "DeepScaleR-1.5B-Preview",
     },
+    "math500": {"problems": "test.jsonl"},
 }
 
 

@@ -157,29 +157,32 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
         raise fail(0, f"cannot convert type {arr.type} to {target} ({exc})") from None
 
 
-def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int) -> pa.Table:
+def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int,
+                   required: tuple[str, ...] = REQUIRED_ROLLOUT) -> pa.Table:
     """Coerce a batch to canonical types and check the row-level rules.
 
     ``first_row`` is the 1-based row (or line) number of the batch's first row,
     used in error messages. Non-canonical columns pass through unchanged.
+    ``required`` lets a reader of raw completions (the verifier) accept a table
+    without verdicts yet.
     """
     table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
-    missing = [c for c in REQUIRED_ROLLOUT if c not in table.column_names]
+    missing = [c for c in required if c not in table.column_names]
     if missing:
         raise InputError(
             f"missing required column(s) {missing}; a rollout table needs "
-            f"{list(REQUIRED_ROLLOUT)}", path=path, field=missing[0])
+            f"{list(required)}", path=path, field=missing[0])
     cols = {}
     for name in table.column_names:
         arr = table.column(name).combine_chunks() if table.num_rows else pa.array([], table.schema.field(name).type)
         cols[name] = _coerce_column(name, arr, path, first_row)
-    for name in REQUIRED_ROLLOUT:
+    for name in required:
         nulls = pc.is_null(cols[name])
         if pc.any(nulls).as_py():
             i = pc.index(nulls, True).as_py()
             raise InputError("required value is missing (null)", path=path,
                              line=first_row + i, field=name)
-    neg = pc.less(cols["sample_idx"], 0)
+    neg = pc.less(cols["sample_idx"], 0) if "sample_idx" in cols else pa.array([False])
     if pc.any(neg).as_py():
         i = pc.index(neg, True).as_py()
         raise InputError("sample_idx must be >= 0", path=path, line=first_row + i,
@@ -200,7 +203,8 @@ def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int)
 
 
 def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
-                         *, batch_rows: int = BATCH_ROWS) -> Iterator[pa.Table]:
+                         *, batch_rows: int = BATCH_ROWS,
+                         required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Iterator[pa.Table]:
     """Stream a rollout table as validated Arrow tables of at most ``batch_rows`` rows.
 
     Parameters
@@ -215,9 +219,9 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
     """
     path = Path(path)
     _check_exists(path)
-    want = None if columns is None else list(dict.fromkeys([*REQUIRED_ROLLOUT, *columns]))
+    want = None if columns is None else list(dict.fromkeys([*required, *columns]))
     if is_jsonl(path):
-        yield from _iter_jsonl(path, want, batch_rows)
+        yield from _iter_jsonl(path, want, batch_rows, required)
         return
     row = 1
     for file in parquet_files(path):
@@ -227,19 +231,20 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
             raise InputError(f"not a readable Parquet file ({exc})", path=file) from None
         names = pf.schema_arrow.names
         cols = None if want is None else [c for c in want if c in names]
-        missing = [c for c in REQUIRED_ROLLOUT if c not in names]
+        missing = [c for c in required if c not in names]
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
         for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
-            yield validate_batch(batch, file, file_row)
+            yield validate_batch(batch, file, file_row, required)
             file_row += batch.num_rows
             row += batch.num_rows
     if row == 1:
         raise InputError("table has no rows", path=path)
 
 
-def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int) -> Iterator[pa.Table]:
+def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
+                required: tuple[str, ...]) -> Iterator[pa.Table]:
     rows: list[dict] = []
     line_numbers: list[int] = []  # file line of each buffered row
     seen_any = False
@@ -248,12 +253,12 @@ def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int) -> Iterator
         # Errors inside carry batch-relative rows (1-based); _remap_lines makes them file lines.
         keys = want if want is not None else list(dict.fromkeys(k for r in rows for k in r))
         arrays = {k: _pylist_to_array(k, [r.get(k) for r in rows], path)
-                  for k in keys if k in REQUIRED_ROLLOUT or any(k in r for r in rows)}
-        return validate_batch(pa.table(arrays), path, 1)
+                  for k in keys if k in required or any(k in r for r in rows)}
+        return validate_batch(pa.table(arrays), path, 1, required)
 
     for lineno, obj in iter_json_lines(path):
         seen_any = True
-        for req in REQUIRED_ROLLOUT:
+        for req in required:
             if req not in obj:
                 raise InputError("missing required field", path=path, line=lineno, field=req)
         rows.append(obj)
@@ -421,7 +426,8 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
 # ----------------------------------------------------------------------------- writing
 
 
-def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = None) -> Path:
+def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = None, *,
+                   required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
     """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
 
     The manifest, if given, is written beside the table with ``schema_version`` and
@@ -432,7 +438,7 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
     from rlvr_audit.io.atomic import atomic_open
 
     path = Path(path)
-    validate_batch(table, path, 1)
+    validate_batch(table, path, 1, required)
     if is_jsonl(path):
         with atomic_open(path, "w") as fh:
             for batch in table.to_batches(BATCH_ROWS):
