@@ -127,7 +127,7 @@ def pass_at_k(n, c, ks=None, *, chunk_elems: int = 2**24) -> np.ndarray:
     -----
     :math:`\\mathrm{pass@}k_i = 1 - \\binom{n_i-c_i}{k}/\\binom{n_i}{k}`; see
     :func:`pass_at_k_curve` for the stable evaluation. Prompts are grouped by
-    ``n`` and each group is evaluated up to ``max(ks)`` only.
+    ``n``, each distinct ``(n, c)`` is evaluated once, and only up to ``max(ks)``.
     """
     n, c = check_counts(n, c)
     ks = np.arange(1, int(n.min()) + 1) if ks is None else _check_ks(ks, int(n.min()))
@@ -135,12 +135,16 @@ def pass_at_k(n, c, ks=None, *, chunk_elems: int = 2**24) -> np.ndarray:
     out = np.empty((n.size, ks.size), dtype=np.float64)  # (P, K)
     for n_val in np.unique(n):
         rows = np.flatnonzero(n == n_val)
-        # Only the first kmax steps of the cumulative product are needed.
+        # The curve depends on (n, c) only: evaluate each distinct c once (at most
+        # n + 1 of them, however many prompts) and only the first kmax steps.
+        uc, inv = np.unique(c[rows], return_inverse=True)
         m = int(n_val)
         step = max(1, chunk_elems // max(kmax, 1))
-        for start in range(0, rows.size, step):
-            r = rows[start:start + step]
-            out[r] = _curve_prefix(m, c[r], kmax)[:, ks - 1]
+        for start in range(0, uc.size, step):
+            sel = slice(start, start + step)
+            curves = _curve_prefix(m, uc[sel], kmax)[:, ks - 1]  # (U, K)
+            hit = (inv >= start) & (inv < start + step)
+            out[rows[hit]] = curves[inv[hit] - start]
     return out
 
 
