@@ -147,3 +147,16 @@ def test_build_audit_two_models_by_hand():
     gains = a["coverage"]["ranked"]["rl"]["gains"]
     assert [x["prompt_id"] for x in gains] == ["d", "b"]
     assert a["lucky"] == []  # 1/4 is not below 5%
+
+
+def test_quality_flags_derived_from_text_when_absent(tmp_path):
+    table = synthetic_rollouts(prompts=6, n=4)
+    table = table.drop_columns([c for c in table.column_names if c.startswith("q_")])
+    path = tmp_path / "r.parquet"
+    write_rollouts(table, path)
+    out = tmp_path / "q.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "100", "--no-figures"]) == 0
+    r = json.loads(out.with_suffix(".json").read_text())
+    texts = table.filter(pc.equal(table["model"], "base"))["text"].to_pylist()
+    no_box = np.mean(["\\boxed{" not in t for t in texts])
+    assert r["quality"]["q_no_boxed"]["base"]["all"]["mean"] == pytest.approx(no_box)

@@ -174,15 +174,37 @@ class SampleFacts:
         return res
 
 
+def with_quality_flags(t: pa.Table) -> pa.Table:
+    """Add the ``q_*`` columns computed from ``text`` (and ``prompt``) when they are absent."""
+    from rlvr_audit.verify.quality import quality_flags
+
+    texts = t.column("text").to_pylist()
+    prompts = t.column("prompt").to_pylist() if "prompt" in t.column_names else [None] * len(texts)
+    flags = [quality_flags(x, p) if x is not None else None for x, p in zip(texts, prompts)]
+    for c in QUALITY_COLUMNS:
+        t = t.append_column(c, pa.array([f[c] if f else None for f in flags]))
+    return t.drop_columns([c for c in ("text", "prompt") if c in t.column_names])
+
+
 def gather_facts(paths: list[Path], progress=None) -> SampleFacts:
-    """Stream every rollout table once and accumulate :class:`SampleFacts`."""
+    """Stream every rollout table once and accumulate :class:`SampleFacts`.
+
+    Tables with completion text but without quality columns get the flags
+    computed here (SPEC section 2), so graded-elsewhere data still shows them.
+    """
     facts = SampleFacts()
     want = ["answer", "truncated", "entropy_bins", *QUALITY_COLUMNS, *TOKEN_COLUMNS]
     for path in paths:
-        cols = [c for c in want if c in set(table_columns(path))]
+        names = set(table_columns(path))
+        cols = [c for c in want if c in names]
+        derive = "text" in names and not any(c in names for c in QUALITY_COLUMNS)
+        if derive:
+            cols += ["text"] + (["prompt"] if "prompt" in names else [])
         if not cols:
             continue
         for batch in iter_rollout_batches(path, cols):
+            if derive:
+                batch = with_quality_flags(batch)
             facts.add(batch)
             if progress is not None:
                 progress(batch.num_rows)
