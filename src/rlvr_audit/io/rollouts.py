@@ -99,6 +99,19 @@ def _check_exists(path: Path) -> None:
         raise InputError("file is empty", path=path)
 
 
+def sha256_of(path: str | Path) -> str:
+    """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
+    import hashlib
+
+    path = Path(path)
+    h = hashlib.sha256()
+    for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
 def table_columns(path: str | Path) -> list[str]:
     """Column names of a rollout/count table without reading its rows (JSONL: first line)."""
     path = Path(path)

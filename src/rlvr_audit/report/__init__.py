@@ -7,21 +7,10 @@ come from :func:`rlvr_audit.audit.build_audit`; this package only reads
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from rlvr_audit.audit import ReportOptions, build_audit, choose_base
 from rlvr_audit.errors import InputError
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    files = sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]
-    for f in files:
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = None,
@@ -34,7 +23,7 @@ def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = No
     """
     from rlvr_audit.io import adapters
     from rlvr_audit.io.formats import detect_format, load_counts
-    from rlvr_audit.io.rollouts import read_manifest, write_rollouts
+    from rlvr_audit.io.rollouts import read_manifest, sha256_of, write_rollouts
 
     counts, prov, rollout_paths = [], [], []
     seen: dict[str, Path] = {}
@@ -61,7 +50,7 @@ def load_inputs(paths: list[Path], opts: ReportOptions, labels: dict | None = No
             rollout_paths.append(source)
         manifest = read_manifest(path) if fmt == "rollouts" else None
         prov.append({"path": str(path), "format": fmt, "models": [c.model for c in found],
-                     "sha256": _sha256(path), "manifest": manifest})
+                     "sha256": sha256_of(path), "manifest": manifest})
     return counts, prov, rollout_paths
 
 

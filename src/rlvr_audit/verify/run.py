@@ -13,7 +13,6 @@ different verifier, gold file or input is refused.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from collections import Counter
 from dataclasses import dataclass, field
@@ -97,14 +96,6 @@ def read_gold(path: Path, opts: VerifyOptions) -> dict[str, str]:
     return out
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    files = sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]
-    for f in files:
-        h.update(f.read_bytes())
-    return h.hexdigest()
-
-
 def _grade_math_item(gold: str, text: str, opts: MathOptions) -> dict:
     return grade_math(gold, text, opts)
 
@@ -112,7 +103,7 @@ def _grade_math_item(gold: str, text: str, opts: MathOptions) -> dict:
 def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
                  progress=None) -> dict:
     """Grade every row of ``src`` into the shard directory ``out``; return a status summary."""
-    from rlvr_audit.io.rollouts import iter_rollout_batches, table_columns
+    from rlvr_audit.io.rollouts import iter_rollout_batches, sha256_of, table_columns
     from rlvr_audit.io.store import ShardedWriter
 
     if opts.task not in ("math", "code"):
@@ -124,7 +115,7 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     verifier = (backend_name(opts.math) if opts.task == "math" else "sandbox (rlvr-audit)")
     manifest = {"verifier": {"task": opts.task, "name": verifier, "timeout": opts.timeout,
                              "extract": list(opts.math.extract.fallbacks)},
-                "input_sha256": _sha256(src), "gold_sha256": _sha256(gold_path),
+                "input_sha256": sha256_of(src), "gold_sha256": sha256_of(gold_path),
                 "batch_rows": opts.batch_rows}
     # Shards are keyed by batch number: resuming is only sound with the same input,
     # the same batching and the same verifier.
