@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
+
+from rlvr_audit.examples import example_dir
 from hypothesis import strategies as st
 
 from rlvr_audit.core import coverage as cov
@@ -210,7 +212,7 @@ def test_expected_regions_equal_the_rule_at_k_equal_n(data):
 
 # ---------------------------------------------------------------- real data
 
-DEEPSCALER = Path(__file__).resolve().parents[3] / "shared" / "data" / "deepscaler32k"
+DEEPSCALER = example_dir("deepscaler32k")  # shipped in the package
 
 
 def _load_counts(path: Path) -> dict[str, tuple[int, int]]:
@@ -218,7 +220,6 @@ def _load_counts(path: Path) -> dict[str, tuple[int, int]]:
     return {r["id"]: (r["n"], r["c"]) for r in rows}
 
 
-@pytest.mark.skipif(not DEEPSCALER.is_dir(), reason="shared DeepScaleR counts not available")
 def test_deepscaler_counts_reproduce_published_coverage():
     """Real counts (DeepScaleR-1.5B vs R1-Distill-1.5B, n = 128): the README of the data
     publishes pass@128 coverage 944/1060 (base) and 923/1060 (RL)."""

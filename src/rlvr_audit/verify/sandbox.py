@@ -130,7 +130,7 @@ def namespace_prefix() -> tuple[tuple[str, ...], str] | None:
     bwrap = shutil.which("bwrap")
     if bwrap:
         cmd = (bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-               "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+               "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_interpreter_binds())
         if _works(cmd):
             return cmd, "bwrap"
     unshare = shutil.which("unshare")
@@ -143,6 +143,19 @@ def namespace_prefix() -> tuple[tuple[str, ...], str] | None:
         if _works(cmd):
             return cmd, "unshare"
     return None
+
+
+def _interpreter_binds() -> tuple[str, ...]:
+    """Read-only binds that re-expose this interpreter when it lives under /tmp.
+
+    The private ``/tmp`` would otherwise hide a virtual environment created
+    there (as CI does on a fresh clone).
+    """
+    out: list[str] = []
+    for p in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}):
+        if p == "/tmp" or p.startswith("/tmp/"):
+            out += ["--ro-bind", p, p]
+    return tuple(out)
 
 
 def _works(prefix: tuple[str, ...]) -> bool:
