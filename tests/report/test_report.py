@@ -160,3 +160,19 @@ def test_quality_flags_derived_from_text_when_absent(tmp_path):
     texts = table.filter(pc.equal(table["model"], "base"))["text"].to_pylist()
     no_box = np.mean(["\\boxed{" not in t for t in texts])
     assert r["quality"]["q_no_boxed"]["base"]["all"]["mean"] == pytest.approx(no_box)
+
+
+def test_hostile_model_label_is_escaped_in_text_and_figures(tmp_path):
+    b, r = tmp_path / "b.jsonl", tmp_path / "r.jsonl"
+    b.write_text("".join(json.dumps({"id": f"p{i}", "n": 8, "c": i % 9}) + "\n" for i in range(20)))
+    r.write_text("".join(json.dumps({"id": f"p{i}", "n": 8, "c": (3 * i) % 9}) + "\n"
+                         for i in range(20)))
+    evil = '--><script>alert(1)</script><!--"'
+    out = tmp_path / "h.html"
+    assert main(["report", str(b), str(r), "--label", f"{b}=base", "--label", f"{r}={evil}",
+                 "--out", str(out), "--bootstrap", "100", "--no-figures"]) == 0
+    page = out.read_text()
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)" in page  # shown, as text
+    # Every SVG comment matplotlib writes stays a comment (no early "-->").
+    assert page.count("<!--") == page.count("-->")
