@@ -38,5 +38,10 @@ python3 -m verl.trainer.main_ppo \
     "$@"
 # The three settings above the trainer lines keep each prompt's rollouts contiguous
 # in every micro-batch, which the rlvr_ppl loss needs to standardize log-PPL per
-# group (it raises if the blocks do not line up). When resuming from step S, add
-# "step_offset": S to RLVR_AUDIT_SHAPING so the position window stays aligned.
+# group (it raises if the blocks do not line up). verl 0.9.1's default trainer
+# (trainer.use_v1=True) rebalances rows across data-parallel ranks by sequence
+# length whatever balance_batch says: with one rank (this recipe) the order is
+# kept, with several it splits groups, so for multi-GPU runs of rlvr_ppl add
+# trainer.use_v1=False (the legacy trainer honours balance_batch=False).
+# When resuming from step S, add "step_offset": S to RLVR_AUDIT_SHAPING so the
+# position window stays aligned.

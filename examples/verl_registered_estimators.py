@@ -8,7 +8,13 @@ shaping on a toy batch of 2 prompts x 4 rollouts; then the ``rlvr_ppl`` policy
 loss on the same batch. It needs verl and torch, not a GPU. For a real run see
 ``examples/verl_grpo_passk.sh``.
 
-    pip install 'rlvr-audit[verl]'
+    # verl 0.9.1 pins transformers < 5.11 (TRL 1.16 brings 5.24) and pulls wandb,
+    # tensorboard and ray[default]; to run this check next to TRL, install verl
+    # alone plus the modules its trainer imports (as .ci/run does):
+    pip install 'rlvr-audit[trl]' torch==2.13.0   # torch, transformers, datasets
+    pip install --no-deps verl==0.9.1
+    pip install ray tensordict omegaconf codetiming orjson torchdata peft cachetools \
+        uvicorn fastapi torch==2.13.0
     python examples/verl_registered_estimators.py
 """
 
@@ -64,8 +70,8 @@ def main() -> int:
     loss, metrics = get_policy_loss_fn("rlvr_ppl")(
         old_log_prob=old_log_prob, log_prob=log_prob, advantages=adv, response_mask=mask,
         loss_agg_mode="token-mean", config=actor)
-    print(f"rlvr_ppl policy loss {float(loss):+.5f}; perplexity factors in "
-          f"[{metrics['actor/rlvr_ppl_factor_min']:.4f}, {metrics['actor/rlvr_ppl_factor_max']:.4f}]")
+    lo, hi = metrics["actor/rlvr_ppl_factor_min"], metrics["actor/rlvr_ppl_factor_max"]
+    print(f"rlvr_ppl policy loss {float(loss):+.5f}; perplexity factors in [{lo:.4f}, {hi:.4f}]")
     return 0
 
 

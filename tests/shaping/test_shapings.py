@@ -32,6 +32,14 @@ def test_perplexity_vectors_of_the_report():
     # and they are 1 - alpha * z with the population z-scores
     z = (x - x.mean()) / x.std()
     np.testing.assert_allclose(f1, 1 - z, rtol=1e-12)
+    # The report's own numbers are this formula with its sigma 0.2525 (w = -1.490, +1.255;
+    # alpha = 1: 2.49 and -0.255, which it rounds from w = 1.255 to -0.26): the only
+    # disagreement is sigma, which matches neither the population (0.2449) nor the sample
+    # std (0.2738) of these five log-PPLs.
+    w_report = (x[0, [0, -1]] - 0.5586) / 0.2525
+    np.testing.assert_allclose(w_report, [-1.490, 1.255], atol=5e-4)
+    np.testing.assert_allclose(1 - w_report, [2.49, -0.26], atol=6e-3)
+    assert abs(x.std(ddof=1) - 0.2525) > 0.02 and abs(x.std() - 0.2525) > 0.007
 
 
 def test_perplexity_shaping_scales_advantages_per_group():
@@ -116,11 +124,18 @@ def test_pipeline_order_estimator_perplexity_broadcast_position():
     tok = seq.reshape(-1)[:, None] * mask
     ref = S.apply_position_shaping(tok, mask, step=250)
     np.testing.assert_allclose(got, ref, rtol=1e-12)
-    assert ShapingConfig.from_mapping({"estimator": "grpo", "pos_window": [1, 2]}).pos_window == (1, 2)
+    cfg = ShapingConfig.from_mapping({"estimator": "grpo", "pos_window": [1, 2]})
+    assert cfg.pos_window == (1, 2)
     with pytest.raises(ValueError, match="unknown shaping options"):
         ShapingConfig.from_mapping({"alpha": 0.1})
     with pytest.raises(ValueError, match="needs k"):
         ShapingConfig(estimator="passk")
+    for bad, match in [({"k": 0}, "positive integer"), ({"k": 2.5}, "positive integer"),
+                       ({"grpo_std": "pop"}, "grpo_std"), ({"ppl_alpha": -0.1}, "ppl_alpha"),
+                       ({"pos_cap": float("nan")}, "pos_cap"), ({"ppl_clamp": (1.2, 0.8)}, "low"),
+                       ({"pos_window": (1, 2, 3)}, "pair")]:
+        with pytest.raises(ValueError, match=match):
+            ShapingConfig(**bad)
 
 
 small_groups = hnp.arrays(np.float64, st.tuples(st.integers(1, 5), st.integers(2, 16)),

@@ -145,6 +145,33 @@ def test_perplexity_policy_loss_scales_advantages_then_calls_base_loss(monkeypat
             response_mask=m[perm], loss_agg_mode="token-mean", config=actor)
 
 
+def test_perplexity_loss_guard_also_holds_with_position_shaping(monkeypatch):
+    from verl.workers.config import ActorConfig
+
+    scores, lengths, mask, rewards, uid = make_batch(3)
+    scores[G:2 * G] = [1, 1, 0, 0]  # every group informative
+    rewards[np.arange(P * G), lengths - 1] = scores
+    opts = {"estimator": "passk", "k": 2, "position": True, "pos_window": None}
+    monkeypatch.setenv(adapter.ENV_VAR, json.dumps(opts))
+    adv = torch.tensor(run_compute_advantage("rlvr_passk", rewards, mask, uid))
+    m = torch.tensor(mask)
+    old = -torch.rand(P * G, L, generator=torch.Generator().manual_seed(1)) * 2 * m
+    actor = ActorConfig(strategy="fsdp", rollout_n=G, ppo_mini_batch_size=P * G,
+                        ppo_micro_batch_size_per_gpu=P * G)
+    loss_fn = core_algos.get_policy_loss_fn("rlvr_ppl")
+    loss, _ = loss_fn(old_log_prob=old, log_prob=old, advantages=adv, response_mask=m,
+                      loss_agg_mode="token-mean", config=actor)
+    # on-policy token-mean loss is -mean(A * factor) over response tokens
+    lppl = S.log_perplexity(old.double().numpy(), mask).reshape(P, G)
+    factor = S.perplexity_multipliers(lppl, alpha=0.01).reshape(-1, 1)
+    ref = -(adv.double().numpy() * factor * mask).sum() / mask.sum()
+    assert float(loss) == pytest.approx(ref, rel=1e-5)
+    perm = torch.tensor([0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
+    with pytest.raises(ValueError, match="not grouped by prompt"):
+        loss_fn(old_log_prob=old[perm], log_prob=old[perm], advantages=adv[perm],
+                response_mask=m[perm], loss_agg_mode="token-mean", config=actor)
+
+
 def test_errors_are_clear(monkeypatch):
     scores, lengths, mask, rewards, uid = make_batch()
     monkeypatch.setenv(adapter.ENV_VAR, "{not json")
@@ -170,3 +197,37 @@ def test_example_loads_through_verl_use_external_modules():
     # at the first token (bias ~ 0.1 * sigmoid(-7.5) = 6e-5 on top)
     assert "A[first] +1.0001" in first
     assert "rlvr_ppl policy loss" in lines[-1]
+
+
+def test_shell_recipe_overrides_name_real_verl_config_keys():
+    """Every Hydra override of examples/verl_grpo_passk.sh names a key of verl's shipped
+    trainer config (hydra itself is not installed here, so we check the keys, not a run)."""
+    import re
+
+    import verl
+
+    cfg = OmegaConf.load(Path(verl.__file__).parent / "trainer/config/_generated_ppo_trainer.yaml")
+    script = (ROOT / "examples/verl_grpo_passk.sh").read_text()
+    command = script.split("python3 -m verl.trainer.main_ppo", 1)[1].split('"$@"')[0]
+    overrides = re.findall(r"^\s+([+\w.]+)=", command, flags=re.M)
+    assert "algorithm.adv_estimator" in overrides and len(overrides) >= 15
+
+    def has(path):
+        node = cfg
+        for part in path.split("."):
+            if not OmegaConf.is_dict(node) or part not in list(node.keys()):  # '???' too
+                return False
+            node = node._get_node(part)
+        return True
+
+    missing = [o for o in overrides if not o.startswith("+") and not has(o)]
+    assert not missing, f"not in verl's config: {missing}"
+    # the registered names the recipe selects exist once the adapter is imported
+    est = re.search(r"algorithm.adv_estimator=(\w+)", command).group(1)
+    loss = re.search(r"policy_loss.loss_mode=(\w+)", command).group(1)
+    assert core_algos.get_adv_estimator_fn(est) is adapter.ESTIMATOR_FUNCTIONS[est]
+    assert core_algos.get_policy_loss_fn(loss) is adapter.compute_policy_loss_rlvr_ppl
+    # the options JSON of the recipe is valid for the adapter
+    options = re.search(r"RLVR_AUDIT_SHAPING='(.+?)'", script).group(1)
+    cfg_opts, extra = adapter._split(json.loads(options))
+    assert cfg_opts.estimator == "passk" and cfg_opts.k == 4 and cfg_opts.position

@@ -68,12 +68,12 @@ def run(args: argparse.Namespace) -> int:
     have = set(table_columns(src))
     for col in need:
         if col not in have:
-            why = (f"strategy --by {opts.by} ranks samples by it" if col == STRATEGY_COLUMNS[opts.by]
-                   else "the rule filters read it")
-            raise InputError(f"column '{col}' is missing ({why}); "
-                             + ("use --by random or add the token summaries" if col in
-                                ("rbf_mean", "entropy_mean") else "the table must hold completions"),
-                             path=src, field=col)
+            if col == STRATEGY_COLUMNS[opts.by]:
+                why = f"strategy --by {opts.by} ranks samples by it"
+                fix = "use --by random or add the token summaries"
+            else:
+                why, fix = "the rule filters read it", "the table must hold completions"
+            raise InputError(f"column '{col}' is missing ({why}); {fix}", path=src, field=col)
     table = read_rollouts(src)
     texts = table.column("text").to_pylist()
     correct = table.column("correct").to_numpy(zero_copy_only=False)

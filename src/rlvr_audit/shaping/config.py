@@ -61,6 +61,18 @@ class ShapingConfig:
             raise ValueError(f"unknown estimator {self.estimator!r}; known: {sorted(ESTIMATORS)}")
         if self.estimator == "passk" and self.k is None:
             raise ValueError("the passk estimator needs k")
+        if self.k is not None and (isinstance(self.k, bool) or int(self.k) != self.k
+                                   or self.k < 1):
+            raise ValueError(f"k must be a positive integer, got {self.k!r}")
+        if self.grpo_std not in ("sample", "population"):
+            raise ValueError(f"grpo_std must be 'sample' or 'population', got {self.grpo_std!r}")
+        for name in ("ppl_alpha", "ppl_iqr_factor", "pos_gamma", "pos_cap"):
+            v = getattr(self, name)
+            number = isinstance(v, (int, float)) and not isinstance(v, bool)
+            if not (number and 0 <= v < float("inf")):
+                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+        if self.eps is not None and not self.eps >= 0:
+            raise ValueError(f"eps must be >= 0, got {self.eps!r}")
         for name in ("ppl_clamp", "pos_window"):
             v = getattr(self, name)
             if v is not None:
@@ -68,6 +80,8 @@ class ShapingConfig:
                 if len(v) != 2:
                     raise ValueError(f"{name} must be a pair, got {v!r}")
                 setattr(self, name, v)
+        if self.ppl_clamp is not None and not self.ppl_clamp[0] <= self.ppl_clamp[1]:
+            raise ValueError(f"ppl_clamp needs low <= high, got {self.ppl_clamp!r}")
 
     def estimator_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for the chosen estimator function."""

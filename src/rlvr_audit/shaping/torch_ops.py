@@ -275,13 +275,17 @@ def broadcast_to_tokens(seq_advantages, mask):
     return a[:, None] * m
 
 
+def _relative_positions(m):
+    """``relative_positions`` of a mask already checked by :func:`_mask`."""
+    t = torch.cumsum(m, dim=1)  # (B, T)
+    L = m.sum(dim=1, keepdim=True).clamp_min(1)  # (B, 1)
+    return torch.where(m > 0, (t - 1) / L, torch.zeros((), dtype=m.dtype, device=m.device))
+
+
 @torch.no_grad()
 def relative_positions(mask):
     """Torch mirror of :func:`rlvr_audit.shaping.shapings.relative_positions`."""
-    m = _mask(mask)
-    t = torch.cumsum(m, dim=1)
-    L = m.sum(dim=1, keepdim=True).clamp_min(1)
-    return torch.where(m > 0, (t - 1) / L, torch.zeros((), dtype=m.dtype, device=m.device))
+    return _relative_positions(_mask(mask))
 
 
 @torch.no_grad()
@@ -304,8 +308,12 @@ def apply_position_shaping(token_advantages, mask, *, step: int | None = None,
         raise ValueError(f"mask shape {tuple(msk.shape)} differs from {tuple(a.shape)}")
     if not in_window(step, window):
         return a * msk
-    rel = relative_positions(msk).to(a.dtype)
-    b = position_bias(rel, gamma=gamma, m=m, n=n, d=d)
+    return _position_shaping(a, msk, gamma=gamma, m=m, n=n, d=d, cap=cap)
+
+
+def _position_shaping(a, msk, *, gamma, m, n, d, cap):
+    """The position bias on ``(B, T)`` advantages with a checked mask of their dtype."""
+    b = position_bias(_relative_positions(msk), gamma=gamma, m=m, n=n, d=d)  # (B, T)
     return (a + torch.sign(a) * torch.minimum(b, cap * a.abs())) * msk
 
 
@@ -414,10 +422,16 @@ def token_advantages(cfg: ShapingConfig, scores, mask, index, *, log_ppl=None,
     s = torch.as_tensor(scores)
     if not torch.is_floating_point(s):
         s = s.to(torch.get_default_dtype())
-    m = _mask(mask, s).to(s.device)
+    from rlvr_audit.shaping.shapings import in_window
+
+    m = _mask(mask, s).to(s.device)  # checked once here; the steps below trust it
+    if m.shape[0] != s.shape[0]:
+        raise ValueError(f"{s.shape[0]} scores for a mask of {m.shape[0]} sequences")
     seq = sequence_advantages_flat(cfg, s, index, token_counts=m.sum(dim=1), log_ppl=log_ppl,
-                                   greedy_rewards=greedy_rewards)
-    tok = broadcast_to_tokens(seq, m)
+                                   greedy_rewards=greedy_rewards)  # (B,)
+    tok = seq[:, None] * m  # (B, T)
     if cfg.position:
-        tok = apply_position_shaping(tok, m, step=step, **cfg.position_kwargs())
+        kw = cfg.position_kwargs()
+        if in_window(step, kw.pop("window")):
+            tok = _position_shaping(tok, m, **kw)
     return tok

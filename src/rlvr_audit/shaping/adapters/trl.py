@@ -17,7 +17,9 @@ We keep the gathered rewards, let TRL finish, then replace the ``advantages``
 of its output with ours: the chosen estimator on the weighted sum of reward
 functions, the perplexity factor, and, when position shaping is on, token-level
 ``(B, T)`` advantages (TRL's loss accepts both shapes). Everything else (loss
-type, clipping, KL, importance sampling) stays TRL's.
+type, clipping, KL, importance sampling) stays TRL's; TRL's own advantage options
+(``scale_rewards``, ``multi_objective_aggregation``) no longer apply, since the
+estimator decides the baseline and the scale.
 
 Details:
 
@@ -29,8 +31,9 @@ Details:
   model (the same model that generated the batch). Text models only.
 - The step for the position window is ``state.global_step`` when the batch is
   generated (one generation may serve several optimizer steps).
-- A completion that every reward function left unscored (NaN) gets reward 0
-  (TRL itself gives it advantage 0; our estimators need finite rewards).
+- A completion that every reward function left unscored (None/NaN) enters its
+  group's statistics with reward 0 (our estimators need finite rewards) and then
+  gets advantage 0, as in TRL, so it does not move the policy.
 - ReMax needs the greedy completion's reward: give the dataset a column
   ``greedy_reward``.
 - TRL's logged "advantages" table still shows TRL's own values; the mean
@@ -86,7 +89,8 @@ class ShapedGRPOTrainer(GRPOTrainer):
         rpf = self._rlvr_rewards_per_func
         self._rlvr_rewards_per_func = None
         if rpf is None:  # pragma: no cover - guards a change in TRL's internals
-            raise RuntimeError("TRL did not call _calculate_rewards; this TRL version is not supported")
+            raise RuntimeError("TRL did not call _calculate_rewards; "
+                               "this TRL version is not supported")
         weights = self.reward_weights.to(rpf.device)
         unscored = torch.isnan(rpf).all(dim=1)
         rewards = (rpf * weights.unsqueeze(0)).nansum(dim=1)  # (N,)
@@ -98,7 +102,9 @@ class ShapedGRPOTrainer(GRPOTrainer):
         index = [i // num_gen for i in range(n_global)]
 
         completion_mask = output["completion_mask"]
-        mask = completion_mask if "tool_mask" not in output else completion_mask * output["tool_mask"]
+        mask = completion_mask  # (B, T); tool-result tokens are not the model's
+        if "tool_mask" in output:
+            mask = completion_mask * output["tool_mask"]
         n_local = mask.shape[0]
         process_slice = slice(self.accelerator.process_index * n_local,
                               (self.accelerator.process_index + 1) * n_local)
@@ -118,6 +124,7 @@ class ShapedGRPOTrainer(GRPOTrainer):
             cfg, rewards.double(), index, token_counts=token_counts.double(),
             log_ppl=None if log_ppl is None else log_ppl.double(),
             greedy_rewards=None if greedy is None else greedy.double())  # (N,)
+        seq = torch.where(unscored.to(seq.device), torch.zeros_like(seq), seq)
         seq = seq[process_slice].to(torch.float32).to(mask.device)
         if cfg.position:
             tok = torch_ops.broadcast_to_tokens(seq, mask.to(seq.dtype))
@@ -136,7 +143,8 @@ class ShapedGRPOTrainer(GRPOTrainer):
         if logps is None:
             logps = output.get("old_per_token_logps")
         if logps is None:
-            prompt_completion_ids = torch.cat([output["prompt_ids"], output["completion_ids"]], dim=1)
+            prompt_completion_ids = torch.cat([output["prompt_ids"], output["completion_ids"]],
+                                              dim=1)
             attention_mask = torch.cat([output["prompt_mask"], output["completion_mask"]], dim=1)
             with torch.no_grad():
                 logps, _, _ = self._get_per_token_logps_and_entropies(

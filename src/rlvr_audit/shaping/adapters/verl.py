@@ -29,12 +29,20 @@ Limits, by verl's design, and what we do about them:
   ``rollout_n``), which holds when the rollouts of a prompt stay contiguous:
   set ``trainer.balance_batch=False``, ``actor_rollout_ref.actor.shuffle=False``,
   ``actor_rollout_ref.actor.use_dynamic_bsz=False`` and a micro-batch size that
-  is a multiple of ``rollout.n``. For estimators whose group advantages sum to
-  zero (grpo, dr_grpo, rloo, passk) and without position shaping, each block is
-  checked and a misaligned batch raises instead of training on wrong statistics.
+  is a multiple of ``rollout.n``. verl 0.9.1's default trainer (``use_v1``)
+  rebalances rows across data-parallel ranks by length regardless of
+  ``balance_batch``: the order survives with one rank, not with several, where
+  ``trainer.use_v1=False`` (the legacy trainer) is needed. For estimators whose
+  group advantages sum to zero (grpo, dr_grpo, rloo, passk) each block is
+  checked and a misaligned batch raises instead of training on wrong
+  statistics. The check reads each row's
+  advantage at its first response token, where the position bias is at most
+  ``gamma * sigmoid(d m n)`` (5.5e-5 at the defaults; the tolerance allows for
+  it). A misaligned block whose advantages are all zero passes the check and is
+  harmless: the factor multiplies zeros.
 - With both shapings on, verl applies position first (in the estimator) and the
   perplexity factor second (in the loss), so the position bias is also scaled
-  by the factor (at most by ``alpha * max|w|``, about 1.5% at the defaults); the
+  by the factor (off 1 by at most ``alpha * sqrt(G - 1)``, 2.6% for G = 8); the
   NumPy pipeline applies the factor first.
 - The estimator does not see the training step; it counts its own calls (one
   per training step) starting after ``step_offset`` (set it to the resumed step
@@ -129,7 +137,8 @@ def _make_estimator(name: str):
         scores = token_level_rewards.sum(dim=-1)  # (bs,)
         if index is None:
             if name not in ("reinforce_pp", "remax"):
-                raise ValueError(f"estimator {PREFIX}{name} needs group ids (non_tensor_batch 'uid')")
+                raise ValueError(
+                    f"estimator {PREFIX}{name} needs group ids (non_tensor_batch 'uid')")
             index = list(range(scores.shape[0]))
         # Perplexity shaping is the policy loss's job here (estimators see no log-probs).
         cfg.perplexity = False
@@ -172,10 +181,17 @@ def compute_policy_loss_rlvr_ppl(old_log_prob, log_prob, advantages, response_ma
                          "use a micro-batch size that is a multiple of rollout.n")
     mask = response_mask.to(advantages.dtype)
     with torch.no_grad():
-        seq_adv = (advantages * mask).sum(-1) / mask.sum(-1).clamp_min(1)  # (bs,)
-        if cfg.estimator in _ZERO_SUM and not cfg.position:
-            blocks = seq_adv.view(-1, g)
+        # Each row's advantage at its first response token (l = 0), where the position
+        # bias is smallest: at most b0 = gamma * sigmoid(d m n) (5.5e-5 at the defaults).
+        first = mask.argmax(dim=-1, keepdim=True)  # (bs, 1)
+        seq_adv = advantages.gather(-1, first).squeeze(-1) * (mask.sum(-1) > 0)  # (bs,)
+        if cfg.estimator in _ZERO_SUM:
+            blocks = seq_adv.view(-1, g)  # (bs / g, g)
             tol = 1e-3 * blocks.abs().sum(-1) + 1e-5
+            if cfg.position:
+                b0 = float(torch_ops.position_bias(torch.zeros(()), gamma=cfg.pos_gamma,
+                                                   m=cfg.pos_m, n=cfg.pos_n, d=cfg.pos_d))
+                tol = tol + g * b0
             if bool((blocks.sum(-1).abs() > tol).any()):
                 raise ValueError(
                     "rows of a micro-batch are not grouped by prompt (group advantages do not sum "
