@@ -12,6 +12,8 @@ class TheoryVerifyOptions:
 
     quick: bool = False
     """Fewer instances per claim (for CI)."""
+    seed: int = 20260003
+    """Base seed of the suite (fixed; claim i draws from ``default_rng(seed + i)``)."""
 
 
 @dataclass
@@ -40,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tsub = p.add_subparsers(dest="theory_command", required=True, metavar="SUBCOMMAND")
     v = tsub.add_parser("verify", help="re-check every claim on fixed-seed instances")
     v.add_argument("--quick", action="store_true", help="fewer instances per claim (CI)")
-    v.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    v.add_argument("--json", metavar="OUT", default="theory-verify.json",
+                   help="where to write the results as JSON (theory-verify.json)")
     v.set_defaults(func=run_verify)
     f = tsub.add_parser("frontier", help="plot the price frontier and the tilt path of a matrix")
     f.add_argument("matrix", metavar="MATRIX",
@@ -99,23 +102,28 @@ def run_verify(args) -> int:
 
     from rlvr_audit.console import console
     from rlvr_audit.results import write_result
-    from rlvr_audit.theory.suite import run_suite
+    from rlvr_audit.theory.suite import SEED, run_suite
 
-    opts = TheoryVerifyOptions(quick=args.quick)
+    opts = TheoryVerifyOptions(quick=args.quick, seed=SEED)
     with console.status("running the verification suite") as st:
         res = run_suite(quick=args.quick, progress=lambda name: st.update(f"checking {name}"))
-    t = Table(show_header=True, header_style="bold")
-    for c in ("status", "claim", "instances", "figure", "s"):
-        t.add_column(c, overflow="fold")
+    t = Table(show_header=True, header_style="bold", show_lines=True)
+    for c, kw in (("status", {"no_wrap": True}), ("claim", {"ratio": 2}), ("instances", {"justify": "right"}),
+                  ("figure", {"ratio": 3}), ("s", {"justify": "right"})):
+        t.add_column(c, overflow="fold", **kw)
     for c in res:
         color = {"PASS": "green", "FAIL": "red"}.get(c["status"], "yellow")
-        t.add_row(f"[{color}]{c['status']}[/]", c["claim"], str(c["instances"]), c["figure"],
+        t.add_row(f"[{color}]{c['status']}[/]", c["claim"], f"{c['instances']:,}", c["figure"],
                   f"{c['seconds']:.1f}")
     console.print(t)
     failed = [c for c in res if c["status"] == "FAIL"]
-    if args.json:
-        write_result(args.json, "theory-verify", opts, {"claims": res, "failed": len(failed)})
-        console.print(f"wrote {args.json}")
+    passed = sum(c["status"] == "PASS" for c in res)
+    console.print(f"{passed} PASS, {len(failed)} FAIL, {len(res) - passed - len(failed)} MEASURED "
+                  f"({'quick' if args.quick else 'full'} suite, "
+                  f"{sum(c['seconds'] for c in res):.1f} s)")
+    write_result(args.json, "theory-verify", opts,
+                 {"claims": res, "passed": passed, "failed": len(failed)})
+    console.print(f"wrote {args.json}")
     return 1 if failed else 0
 
 
@@ -131,7 +139,7 @@ def run_frontier(args) -> int:
         raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
     opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
     names, pi0, F, _ = read_matrix(args.matrix)
-    ks = 2 ** np.arange(int(np.log2(args.kmax)) + 1)
+    ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(args.kmax)) + 1), args.kmax))  # (K,)
     front = price_frontier(F, pi0, np.linspace(0, 1, args.taus), ks)
     path = tilt_path(F, pi0, ks=ks)
     _plot(front, path, args.out)
@@ -174,32 +182,43 @@ def run_diagnose(args) -> int:
 
     from rlvr_audit.console import console
     from rlvr_audit.results import write_result
-    from rlvr_audit.theory.specialization import is_exclusive
+    from rlvr_audit.theory.specialization import specialization_report
     from rlvr_audit.theory.stiemke import alternative
 
     names, pi0, F, prompts = read_matrix(args.matrix)
     res = alternative(F)
+    spec = specialization_report(F)
     if res["free_lunch"]:
         d = res["direction"]
-        gain = F.T @ d
-        console.print("[bold]A free lunch exists[/]: moving mass along d (sum 0) helps some prompts "
-                      "and hurts none.")
+        gain = F.T @ d  # (X,)
+        console.print("[bold]A free lunch exists[/]: moving mass along d (sum 0) raises some prompts "
+                      "and lowers none, so pass@1 can rise at no pass@k price.")
         for n, v in zip(names, d):
             console.print(f"  d({escape(n)}) = {v:+.4f}")
-        console.print("  change of success per prompt: " + ", ".join(
+        console.print("  change of success per prompt, per unit step: " + ", ".join(
             f"{escape(p)} {g:+.4f}" for p, g in zip(prompts, gain)))
+        room = [pi0[s] / -d[s] for s in range(d.size) if d[s] < 0]
+        console.print(f"  from pi0 the step can go up to {min(room):.4f} before a weight hits 0.")
     else:
         w = res["weights"]
-        console.print("[bold]No free lunch[/]: every pass@1 gain costs some prompt. Certificate: "
-                      f"strictly positive prompt weights under which every strategy scores "
-                      f"{res['c']:.4f}:")
+        console.print("[bold]No free lunch[/]: every change of mixture that raises pass@1 lowers some "
+                      "prompt. Certificate (Stiemke): strictly positive prompt weights under which "
+                      f"every strategy scores the same, {res['c']:.4f}:")
         console.print("  " + ", ".join(f"{escape(p)} {v:.4f}" for p, v in zip(prompts, w)))
-    if is_exclusive(F):
-        console.print("(the matrix has exclusive specialization)")
+    if spec["exclusive"]:
+        console.print("The matrix has exclusive specialization (every strategy has a prompt only it "
+                      "solves), which alone rules out a free lunch.")
+    if spec["dominance_margin"] is not None:
+        m = spec["dominance_margin"]
+        console.print(f"Dominance margin with blocks by best strategy: {m:+.4f} "
+                      + ("(> 0: dominant specialization, which alone rules out a free lunch)" if m > 0
+                         else "(<= 0: our dominance condition does not apply)"))
     if args.json:
         write_result(args.json, "theory-diagnose", DiagnoseOptions(matrix=str(args.matrix)),
-                     {"strategies": names, "prompts": prompts, "free_lunch": res["free_lunch"],
+                     {"strategies": names, "prompts": prompts, "pi0": pi0,
+                      "free_lunch": res["free_lunch"],
                       "direction": None if res["direction"] is None else np.asarray(res["direction"]),
+                      "prompt_change": None if res["direction"] is None else F.T @ res["direction"],
                       "weights": None if res["weights"] is None else np.asarray(res["weights"]),
-                      "c": res["c"], "exclusive": is_exclusive(F)})
+                      "c": res["c"], **spec})
     return 0

@@ -72,6 +72,40 @@ def equalizing_weights_from_blocks(F, blocks) -> np.ndarray:
     return u[blocks] / sizes[blocks]
 
 
+def argmax_blocks(F) -> np.ndarray | None:
+    """Blocks for a user matrix: each prompt goes to the strategy that fits it best.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``(X,)`` block index per prompt (ties to the lowest index), or None when
+        some strategy is best on no prompt (then no partition into S non-empty
+        own-blocks exists by this rule and the dominance test does not apply).
+    """
+    F = np.asarray(F, float)
+    blocks = np.argmax(F, axis=0)  # (X,)
+    if np.unique(blocks).size != F.shape[0]:
+        return None
+    return blocks
+
+
+def specialization_report(F) -> dict:
+    """Which of our sufficient conditions a matrix meets (for ``theory diagnose``).
+
+    Returns
+    -------
+    dict
+        ``exclusive`` (bool), ``exclusive_prompts`` (per strategy, the indices of
+        prompts only it solves), ``dominance_margin`` under :func:`argmax_blocks`
+        (None when those blocks do not exist) and ``dominant`` (margin > 0).
+    """
+    blocks = argmax_blocks(F)
+    margin = dominance_margin(F, blocks) if blocks is not None else None
+    return {"exclusive": is_exclusive(F),
+            "exclusive_prompts": [e.tolist() for e in exclusive_prompts(F)],
+            "dominance_margin": margin, "dominant": bool(margin is not None and margin > 0)}
+
+
 def three_by_three() -> np.ndarray:
     """Each strategy ranks first on some prompt, yet a free lunch exists.
 
