@@ -1,33 +1,43 @@
 """verl validation generation dumps (``trainer.validation_data_dir``).
 
-Layout (verl/trainer/ppo/ray_trainer.py, ``_dump_generations``): one file
-``<global_step>.jsonl`` per validation run, one JSON object per generated
-sample with ``input`` (the prompt text), ``output`` (the completion), ``score``
-(the reward), ``step``, optionally ``gts`` (ground truth) and the reward
-function's extra keys (for example ``acc``). With ``val_kwargs.n > 1`` a prompt
-appears n times.
+Layout (volcengine/verl, ``verl/trainer/ppo/ray_trainer.py``:
+``RayPPOTrainer._validate`` collects the samples, ``_dump_generations`` writes
+them): one file ``<global_step>.jsonl`` per validation run, one JSON object per
+generated sample with ``input`` (prompt decoded with special tokens skipped),
+``output`` (the completion), ``gts`` (ground truth, may be null), ``score`` (the
+sequence reward), ``step``, and every key of the reward function's extra info
+whose list has one entry per sample (``reward``, and for DAPO-style math
+rewards ``acc`` and ``pred``). With ``val_kwargs.n > 1`` the batch is repeated
+with ``interleave=True``, so a prompt's n samples are consecutive. The same
+layout is written for training rollouts by ``trainer.rollout_data_dir``.
 
-We read a rollout table: samples are grouped by prompt text (the id is a hash
-of it, since verl stores none), ``correct`` is ``acc`` when present, else
-``score > 0`` (math rewards are 1/0 or +1/-1). A directory of step files
-becomes one model per step, labelled ``step-<N>`` (prefixed by ``model``), so a
-report shows the training evolution directly.
+Decisions:
+
+- verl stores no prompt id: samples are grouped by prompt text and the id is
+  the first 16 hex digits of its SHA-1. Two runs share ids when their prompts
+  (dataset and chat template) are identical.
+- ``correct`` is the reward function's ``acc`` when present. Otherwise the
+  score must be a verdict, one of 0/1 or -1/+1, and ``correct = score == 1``;
+  a partial reward (format bonus 0.1, length penalties) cannot be told from a
+  correct answer, so it is refused with the line named rather than thresholded.
+- ``pred`` (when a string) becomes ``answer``, ``gts`` becomes ``gold`` and
+  ``input`` becomes ``prompt``.
+- A directory of step files becomes one model per step, ``step-<N>`` (prefixed
+  by ``model``), so a report shows the training evolution directly.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
-import pyarrow as pa
-
 from rlvr_audit.errors import InputError
-from rlvr_audit.io.adapters._common import as_text, first_json
+from rlvr_audit.io.adapters._common import TableBuilder, as_text, first_json, short_hash
 from rlvr_audit.io.rollouts import iter_json_lines
 
 NAME = "verl"
 _STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
+_VERDICT_SCORES = (-1, 0, 1)
 
 
 def _is_dump(obj: dict | None) -> bool:
@@ -46,52 +56,64 @@ def sniff(path: Path) -> bool:
     return _is_dump(first_json(path))
 
 
-def _read_file(path: Path, label: str, cols: dict) -> None:
+def _verdict(obj: dict, path: Path, line: int) -> bool:
+    acc = obj.get("acc")
+    if acc is not None:
+        if isinstance(acc, bool):
+            return acc
+        if isinstance(acc, (int, float)) and acc in (0, 1):
+            return bool(acc)
+        raise InputError(f"acc must be a boolean or 0/1, found {acc!r}", path=path, line=line,
+                         field="acc")
+    score = obj["score"]
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        raise InputError(f"score must be a number, found {score!r}", path=path, line=line,
+                         field="score")
+    if score not in _VERDICT_SCORES:
+        raise InputError(
+            f"score {score!r} is not a verdict (0/1 or -1/+1) and the line has no 'acc': a "
+            "partial reward cannot be told from a correct answer; return an 'acc' key from "
+            "the reward function's extra info", path=path, line=line, field="score")
+    return score == 1
+
+
+def _read_file(path: Path, label: str, rows: TableBuilder) -> None:
     next_idx: dict[str, int] = {}
     any_row = False
+    last_prompt, last_pid = None, None  # samples of a prompt are consecutive: hash once
     for line, obj in iter_json_lines(path):
         any_row = True
         for f in ("input", "output", "score"):
             if f not in obj:
                 raise InputError(f"missing field '{f}'", path=path, line=line, field=f)
-        if "acc" in obj and obj["acc"] is not None:
-            if not isinstance(obj["acc"], (bool, int, float)):
-                raise InputError(f"acc must be a boolean or number, found {obj['acc']!r}",
-                                 path=path, line=line, field="acc")
-            correct = bool(obj["acc"] > 0) if not isinstance(obj["acc"], bool) else obj["acc"]
-        else:
-            score = obj["score"]
-            if isinstance(score, bool) or not isinstance(score, (int, float)):
-                raise InputError(f"score must be a number, found {score!r}", path=path,
-                                 line=line, field="score")
-            correct = score > 0
+        correct = _verdict(obj, path, line)
         prompt = as_text(obj["input"]) or ""
-        pid = hashlib.sha1(prompt.encode("utf-8")).hexdigest()[:16]
+        if prompt != last_prompt:
+            last_prompt, last_pid = prompt, short_hash(prompt)
+        pid = last_pid
         idx = next_idx.get(pid, 0)
         next_idx[pid] = idx + 1
-        cols["prompt_id"].append(pid)
-        cols["model"].append(label)
-        cols["sample_idx"].append(idx)
-        cols["text"].append(as_text(obj["output"]))
-        cols["correct"].append(bool(correct))
+        pred = obj.get("pred")
+        rows.add(prompt_id=pid, model=label, sample_idx=idx, correct=correct,
+                 text=as_text(obj["output"]), answer=pred if isinstance(pred, str) else None,
+                 prompt=prompt, gold=as_text(obj.get("gts")))
     if not any_row:
         raise InputError("file has no records", path=path)
 
 
 def read(path: Path, model: str | None = None):
-    cols: dict[str, list] = {k: [] for k in ("prompt_id", "model", "sample_idx", "text", "correct")}
+    """Read one ``<step>.jsonl`` dump or a directory of them (one model per step)."""
+    path = Path(path)
+    rows = TableBuilder(("prompt_id", "model", "sample_idx", "text", "answer", "correct",
+                         "prompt", "gold"))
     if path.is_dir():
         files = step_files(path)
         if not files:
             raise InputError("no <step>.jsonl files in the directory", path=path)
         for step, f in files:
-            _read_file(f, f"{model}-step-{step}" if model else f"step-{step}", cols)
+            _read_file(f, f"{model}-step-{step}" if model else f"step-{step}", rows)
     else:
         m = _STEP_FILE.match(path.name)
-        default = f"step-{m.group(1)}" if m else path.stem
-        _read_file(path, model or default, cols)
-    return pa.table({"prompt_id": pa.array(cols["prompt_id"], pa.string()),
-                     "model": pa.array(cols["model"], pa.string()),
-                     "sample_idx": pa.array(cols["sample_idx"], pa.int64()),
-                     "text": pa.array(cols["text"], pa.string()),
-                     "correct": pa.array(cols["correct"], pa.bool_())})
+        default = f"step-{m.group(1)}" if m else path.name.split(".jsonl")[0]
+        _read_file(path, model or default, rows)
+    return rows.table()
