@@ -2,8 +2,8 @@
 
 Items: the 500 official MATH500 solutions, each graded against its own gold
 answer and against 19 other problems' answers (10,000 items, ~5% correct).
-Ours: ``TimeoutPool`` with 2 worker processes, each item under a hard timeout
-(rlvr-audit's ``verify``). Peer, in the same run: a plain loop calling
+Ours: ``TimeoutPool`` with 2 worker processes, each item under a hard timeout,
+a memory limit, JSON over the pipe (what ``rlvr-audit verify`` runs). Peer, in the same run: a plain loop calling
 ``math_verify.parse`` on gold and completion and ``math_verify.verify`` per item
 in one process -- how most evaluation scripts call it (no hard timeout: a hung
 item would stop the loop).
@@ -20,7 +20,7 @@ import platform
 import time
 
 from rlvr_audit.examples import example_dir
-from rlvr_audit.verify.math import MathOptions, grade_math
+from rlvr_audit.verify.math import MathOptions, grade_math_job, options_to_json
 from rlvr_audit.verify.pool import TimeoutPool
 
 
@@ -30,21 +30,21 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     rows = [json.loads(x) for x in (example_dir("math500") / "test.jsonl").read_text().splitlines()]
+    opts = options_to_json(MathOptions(backend="math-verify", inner_timeout=9))
     items = []
     k = 0
     while len(items) < args.items:
         for i, r in enumerate(rows):
             gold = rows[(i + k * 7) % len(rows)]["answer"]
-            items.append((gold, r["solution"], MathOptions()))
+            items.append((gold, r["solution"], opts))
             if len(items) == args.items:
                 break
         k += 1
 
-    import math_verify
     from math_verify import parse, verify
 
     t0 = time.perf_counter()
-    with TimeoutPool(grade_math, workers=args.workers, timeout=10.0,
+    with TimeoutPool(grade_math_job, workers=args.workers, timeout=10.0,
                      preload=("rlvr_audit.verify.math", "math_verify", "sympy")) as pool:
         ours = dict(pool.map(items))
     t_ours = time.perf_counter() - t0
@@ -59,8 +59,10 @@ def main() -> None:
     statuses = {}
     for r in ours.values():
         statuses[r["verify_status"]] = statuses.get(r["verify_status"], 0) + 1
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"math-verify {getattr(math_verify, '__version__', '0.9.0')}")
+    from importlib.metadata import version
+
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}, "
+          f"Python {platform.python_version()}, math-verify {version('math-verify')}")
     print(f"{len(items):,} items; ours: {args.workers} workers with a hard timeout per item")
     print(f"{'':44s} {'seconds':>8s} {'items/s':>8s}")
     print(f"{'rlvr-audit TimeoutPool (2 workers)':44s} {t_ours:8.1f} {len(items) / t_ours:8.0f}")
@@ -68,5 +70,5 @@ def main() -> None:
     print(f"speed-up {t_peer / t_ours:.2f}x; verdict agreement {agree:.4f}; statuses {statuses}")
 
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # required: the pool's forkserver re-imports this module
     main()

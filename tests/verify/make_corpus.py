@@ -142,6 +142,47 @@ rows.append({"category": "fbox", "gold": "6", "completion": "hence \\fbox{6}", "
 rows.append({"category": "fallback", "gold": "6", "completion": "The answer is 6.", "expected": True})
 rows.append({"category": "fallback", "gold": "6", "completion": "Final Answer: 7", "expected": False})
 
+# surds, powers and scientific notation (equal values written differently)
+for g, t, e in [("2\\sqrt{3}", "\\sqrt{12}", True), ("2\\sqrt{3}", "3\\sqrt{2}", False),
+                ("1+\\sqrt{2}", "\\sqrt2+1", True), ("\\frac{\\sqrt{6}}{3}", "\\sqrt{\\frac{2}{3}}", True),
+                ("\\sqrt{2}-1", "\\frac{1}{1+\\sqrt{2}}", True), ("4\\sqrt{2}", "\\sqrt{32}", True),
+                ("4\\sqrt{2}", "\\sqrt{16}", False), ("1024", "2^{11}", False),
+                ("\\frac{1}{8}", "2^{-3}", True), ("1500", "1.5\\times10^{3}", True),
+                ("1500", "1.5\\times10^{4}", False)]:
+    add("surd_power", g, t, e)
+# signs, complex numbers, text answers, pi
+for g, t, e in [("-5", "-5", True), ("-5", "5", False), ("-\\frac{3}{4}", "-0.75", True),
+                ("2+3i", "3i+2", True), ("2+3i", "2-3i", False), ("1-i", "-i+1", True),
+                ("\\text{Monday}", "\\text{Monday}", True), ("\\text{Monday}", "\\text{Tuesday}", False),
+                ("\\text{(C)}", "\\text{(C)}", True), ("\\text{(C)}", "\\text{(D)}", False),
+                ("2\\pi", "\\pi \\cdot 2", True), ("\\frac{\\pi}{2}", "\\frac{1}{2}\\pi", True),
+                ("\\frac{\\pi}{2}", "\\frac{\\pi}{3}", False), ("4\\pi", "12.566", False),
+                ("\\frac{x+1}{2}", "\\frac{1}{2}x+\\frac{1}{2}", True), ("x^2-1", "(x-1)(x+1)", True),
+                ("x^2-1", "(x-1)^2", False)]:
+    add("sign_complex_text", g, t, e)
+# lists, thousands with a thin space, rounding, currency, more nesting
+for g, t, e in [("1, 2", "1, 2", True), ("-2, 1", "-2,1", True),
+                ("10000", "10\\,000", True), ("10000", "10{,}001", False),
+                ("\\frac{1}{3}", "0.333", False), ("\\frac{1}{3}", "0.3333333", True),
+                ("\\frac{\\sqrt{3}}{2}", "\\frac{\\sqrt{3}}{{2}}", True),
+                ("\\frac{1}{2}", "{\\frac{{1}}{{2}}}", True), ("\\frac{1}{2}", "{\\frac{{1}}{{3}}}", False),
+                ("18.90", "\\$18.90", True), ("18.90", "\\$18.99", False),
+                ("(0,\\infty)", "(0, \\infty)", True), ("(0,\\infty)", "[0, \\infty)", False),
+                ("\\{-1,1\\}", "\\{1,-1\\}", True), ("\\{-1,1\\}", "\\{1\\}", False),
+                ("5", "n=6", False),
+                ("\\begin{pmatrix}1\\\\2\\\\3\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\\\3\\end{pmatrix}", True),
+                ("\\begin{pmatrix}1\\\\2\\\\3\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\\\4\\end{pmatrix}", False)]:
+    add("misc", g, t, e)
+# answers in $...$, the Minerva "Final Answer" sign-off, an unclosed box before a closed one
+rows.append({"category": "fallback", "gold": "5", "completion": "The answer is $\\boxed{5}$.",
+             "expected": True})
+rows.append({"category": "fallback", "gold": "5", "expected": True,
+             "completion": "Final Answer: The final answer is $5$. I hope it is correct."})
+rows.append({"category": "fallback", "gold": "5", "expected": False,
+             "completion": "Final Answer: The final answer is $6$. I hope it is correct."})
+rows.append({"category": "multi_boxed", "gold": "4", "expected": True,
+             "completion": "We get \\boxed{3 and then, no. Recomputing: \\boxed{4}."})
+
 if __name__ == "__main__":
     out = Path(__file__).with_name("grading_corpus.jsonl")
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

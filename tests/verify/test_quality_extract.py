@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import re
+import time
+from collections import Counter
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rlvr_audit.verify.canonical import canonical_answer
@@ -78,3 +83,180 @@ def test_canonical_merges_equal_answers(a, b):
 ])
 def test_canonical_keeps_different_answers_apart(a, b):
     assert canonical_answer(a) != canonical_answer(b)
+
+
+# ----------------------------------------------------------------------------- boxes vs a reference
+
+
+def _reference_boxes(text: str) -> list[str]:
+    """Brute force: scan from every box command, count braces char by char (quadratic)."""
+    out, i, n = [], 0, len(text)
+    while True:
+        hits = [h for h in (text.find("\\boxed", i), text.find("\\fbox", i)) if h >= 0]
+        if not hits:
+            return out
+        start = min(hits)
+        j = start + (6 if text.startswith("\\boxed", start) else 5)
+        if j < n and (text[j].isalpha()):
+            i = j
+            continue
+        if j < n and text[j] == "{":
+            depth, k = 0, j
+            while k < n:
+                if text[k] == "\\" and k + 1 < n and text[k + 1] in "{}\\":
+                    k += 2
+                    continue
+                depth += text[k] == "{"
+                depth -= text[k] == "}"
+                if depth == 0:
+                    break
+                k += 1
+            if k < n:
+                out.append(text[j + 1:k])
+                i = k + 1
+            else:
+                i = j + 1  # unclosed: skip this command only
+        elif j < n and text[j] == " ":
+            m = re.match(r" +([^\s$]+)", text[j:j + 200])
+            if m:
+                out.append(m.group(1))
+                i = j + m.end(1)
+            else:
+                i = j
+        else:
+            i = j
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(["\\boxed", "\\fbox", "{", "}", "\\{", "\\}", "\\\\", "a", "1",
+                                 " ", "$", "\\boxedx"]), max_size=40).map("".join))
+def test_boxed_answers_match_a_brute_force_scan(text):
+    assert boxed_answers(text) == _reference_boxes(text)
+
+
+def test_unclosed_box_does_not_hide_later_boxes_and_scans_are_linear():
+    assert last_boxed(r"We get \boxed{3 and then, no: \boxed{4}.") == "4"
+    assert boxed_answers(r"\boxed{1 \\ {2}} \boxed{\{x\}}") == [r"1 \\ {2}", r"\{x\}"]
+    big = "\\boxed{" * 200_000 + "\\boxed{5}"  # 1.4 MB of unclosed boxes
+    t0 = time.monotonic()
+    assert last_boxed(big) == "5" and quality_flags(big)["q_no_boxed"] is False
+    assert time.monotonic() - t0 < 5
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "the", "\n", "  "]), max_size=60).map(" ".join))
+def test_redundancy3_matches_a_counter(text):
+    toks = text.split()
+    grams = [tuple(toks[i:i + 3]) for i in range(len(toks) - 2)]
+    want = 1 - len(Counter(grams)) / len(grams) if grams else 0.0
+    assert redundancy3(text) == pytest.approx(want)
+
+
+def test_quality_flag_keys_are_the_schema_columns():
+    from rlvr_audit.io.schema import ROLLOUT_BY_NAME
+
+    f = quality_flags("x")
+    assert set(f) == {c for c in ROLLOUT_BY_NAME if c.startswith("q_")}
+
+
+def test_extraction_minerva_sign_off_and_dollar_boxes():
+    assert extract_answer("Final Answer: The final answer is $5$. I hope it is correct.")[0] == "5"
+    assert extract_answer(r"The answer is $\boxed{5}$.") == ("5", "boxed")
+
+
+# ----------------------------------------------------------------------------- exact canonical values
+
+
+@pytest.mark.parametrize("a, b", [
+    (r"\sqrt{8}", r"2\sqrt2"), (r"2^{10}", "1024"), (r"\frac{1}{\sqrt2}", r"\frac{\sqrt{2}}{2}"),
+    (r"\sqrt{\frac12}", r"\frac{\sqrt2}{2}"), (r"\frac{1}{1+\sqrt2}", r"\sqrt2-1"),
+    (r"1.5\times10^{3}", "1500"), (r"3\cdot 4", "12"), (r"2^{-3}", "0.125"),
+    (r"\begin{bmatrix}1&0\\0&1\end{bmatrix}", r"\begin{pmatrix} 1 & 0 \\ 0 & 1 \end{pmatrix}"),
+    (r"\frac{{a}}{{b}}", r"\frac{a}{b}"), ("e^2", "e^{2}"), (r"10\,000", "10000"),
+])
+def test_canonical_merges_values_written_differently(a, b):
+    assert canonical_answer(a) == canonical_answer(b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("2^10", "1024"),                     # LaTeX reads 2^1 0: ambiguous, kept apart
+    (r"\begin{vmatrix}1&0\\0&1\end{vmatrix}", r"\begin{pmatrix}1&0\\0&1\end{pmatrix}"),
+    (r"\sqrt{16}", r"4\sqrt{2}"), (r"\sqrt{2}+\sqrt{3}", r"\sqrt{5}"),
+])
+def test_canonical_keeps_apart_what_differs_or_is_ambiguous(a, b):
+    assert canonical_answer(a) != canonical_answer(b)
+
+
+def test_canonical_refuses_huge_work_fast():
+    t0 = time.monotonic()
+    for s in (r"9^{9^{9^{9}}}", r"2^{64}^{64}", "(" * 5000 + "1" + ")" * 5000,
+              r"\sqrt{" * 2000 + "2" + "}" * 2000, "9" * 100_000, r"(1+\sqrt2)^{64}"):
+        canonical_answer(s)
+    assert time.monotonic() - t0 < 2
+    assert canonical_answer(r"9^{9^{9^{9}}}") == r"9^{9^{9^{9}}}"  # left as a string
+
+
+def test_squarefree_matches_brute_force():
+    from rlvr_audit.verify.canonical import _squarefree
+
+    for n in list(range(1, 3000)) + [10007 ** 2, 10007 * 10009, 2 * 10007 ** 2, 999_983 ** 2]:
+        g, r = _squarefree(n)
+        assert g * g * r == n
+        assert all(r % (p * p) for p in range(2, math.isqrt(r) + 1)), n
+
+
+_leaf = st.integers(1, 12).map(lambda n: (str(n), float(n)))
+_NAN = float("nan")
+
+
+def _div(a, b):
+    return a / b if b != 0 else _NAN
+
+
+def _pw(a, k):
+    try:
+        return a ** k
+    except OverflowError:
+        return _NAN
+
+
+def _expr():
+    """(LaTeX, float value) pairs: the float arithmetic is the reference."""
+    return st.recursive(
+        _leaf, lambda kids: st.one_of(
+            st.tuples(kids, kids).map(lambda t: (f"({t[0][0]}+{t[1][0]})", t[0][1] + t[1][1])),
+            st.tuples(kids, kids).map(lambda t: (f"({t[0][0]}-{t[1][0]})", t[0][1] - t[1][1])),
+            st.tuples(kids, kids).map(lambda t: (f"{{{t[0][0]}}}\\cdot{{{t[1][0]}}}",
+                                                 t[0][1] * t[1][1])),
+            st.tuples(kids, kids).map(lambda t: (f"\\frac{{{t[0][0]}}}{{{t[1][0]}}}",
+                                                 _div(t[0][1], t[1][1]))),
+            _leaf.map(lambda t: (f"\\sqrt{{{t[0]}}}", math.sqrt(t[1]))),
+            st.tuples(kids, st.integers(0, 3)).map(lambda t: (f"{{{t[0][0]}}}^{{{t[1]}}}",
+                                                              _pw(t[0][1], t[1]))),
+        ), max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_expr(), _expr())
+def test_surd_classes_are_sound(a, b):
+    """The exact value agrees with float arithmetic; one class -> one value (no wrong merge)."""
+    from rlvr_audit.verify.canonical import evaluate_surd, format_surd
+
+    (sa, fa), (sb, fb) = a, b
+    ca, cb = canonical_answer(sa), canonical_answer(sb)
+    va = evaluate_surd(sa)
+    if va is not None and math.isfinite(fa):
+        approx = sum(float(c) * math.sqrt(m) for m, c in va.items())
+        assert approx == pytest.approx(fa, rel=1e-9, abs=1e-9)
+        assert format_surd(va) == ca
+    if ca == cb and math.isfinite(fa) and math.isfinite(fb):
+        assert fa == pytest.approx(fb, rel=1e-9, abs=1e-9)
+
+
+def test_rationalised_roots_fall_in_one_class():
+    import random
+
+    rng = random.Random(0)
+    for _ in range(200):
+        a, b = rng.randint(1, 50), rng.randint(1, 50)
+        assert canonical_answer(f"\\frac{{\\sqrt{{{a * b * b}}}}}{{{b}}}") == \
+            canonical_answer(f"\\sqrt{{{a}}}")

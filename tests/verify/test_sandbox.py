@@ -7,6 +7,7 @@ or rlimits), so each layer is shown to hold on its own.
 
 from __future__ import annotations
 
+import json
 import multiprocessing as mp
 import os
 import time
@@ -14,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_audit.verify.sandbox import SandboxOptions, grade_code, namespace_prefix, run_python
+from rlvr_audit.verify.code import grade_code
+from rlvr_audit.verify.sandbox import SandboxOptions, namespace_prefix, run_python
 
 OPTS = SandboxOptions(timeout=3.0, cpu_seconds=10)
+ALLOW = SandboxOptions(timeout=3.0, cpu_seconds=10, allow_processes=True)
 NS = namespace_prefix() is not None
 
 
@@ -33,20 +36,37 @@ def test_infinite_loop_is_killed_at_the_deadline():
     assert r.status == "timeout" and time.monotonic() - t0 < OPTS.timeout + 1.5
 
 
-def test_fork_bomb_is_contained():
+BOMB = ("import os, time\nn = 0\nfor _ in range(5000):\n    try:\n        pid = os.fork()\n"
+        "    except OSError:\n        continue\n    if pid == 0:\n        time.sleep(60)\n"
+        "        os._exit(0)\n    n += 1\nprint('forked', n, flush=True)\nwhile True:\n    pass")
+
+
+def _survivors() -> list:
+    return [p for p in Path("/proc").iterdir() if p.name.isdigit() and b"rlvr-sbx-" in _cmdline(p)]
+
+
+def test_fork_bomb_is_refused_by_default():
+    r = run_python(BOMB, OPTS)
+    assert "forked 0" in r.stdout and r.status == "timeout"
+
+
+def test_fork_bomb_is_capped_and_killed_when_processes_are_allowed():
+    from rlvr_audit.verify.sandbox import pids_cgroup_base
+
+    if os.geteuid() == 0 and pids_cgroup_base() is None:
+        pytest.skip("running as root without a pids cgroup: RLIMIT_NPROC does not apply to root")
+    opts = SandboxOptions(timeout=3.0, cpu_seconds=10, allow_processes=True, max_processes=16)
     t0 = time.monotonic()
-    r = run_python("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
-                   "        pass", OPTS)
-    assert r.status == "timeout" and time.monotonic() - t0 < OPTS.timeout + 2.5
-    # No survivor: within a few seconds nothing runs a sandbox program any more (in a PID
-    # namespace the kernel kills the rest when its init dies; that takes a moment).
+    r = run_python(BOMB, opts)
+    assert r.status == "timeout" and time.monotonic() - t0 < opts.timeout + 2.5
+    forked = int(r.stdout.split()[1])
+    assert 0 < forked < 16
+    # No survivor: in a PID namespace the kernel kills the rest when its init dies.
     for _ in range(100):
-        leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit()
-                     and b"rlvr-sbx-" in _cmdline(p)]
-        if not leftovers:
+        if not _survivors():
             break
         time.sleep(0.1)
-    assert not leftovers
+    assert not _survivors()
 
 
 def _cmdline(p: Path) -> bytes:
@@ -70,7 +90,7 @@ def test_writing_outside_the_work_directory_fails(tmp_path, how):
         pytest.skip("only bubblewrap makes the file system read-only below the audit hook")
     if how == "shell" and not NS:
         pytest.skip("no namespaces on this machine: only the audit hook guards files")
-    run_python(prog, OPTS)
+    run_python(prog, ALLOW)  # processes allowed: the shell goes below the audit hook
     assert not target.exists()
 
 
@@ -100,7 +120,7 @@ def _decoy(q):
     """A stand-in parent: runs the hostile program and reports it survived."""
     prog = (f"import os, signal\ntry:\n    os.kill({os.getpid()}, signal.SIGKILL)\nexcept Exception:\n"
             "    pass\nos.system('kill -9 $PPID; kill -9 %d')\n" % os.getpid())
-    res = run_python(prog, SandboxOptions(timeout=3.0))
+    res = run_python(prog, SandboxOptions(timeout=3.0, allow_processes=True))
     q.put(res.status)
 
 
@@ -122,7 +142,7 @@ def test_parent_secrets_are_not_visible(monkeypatch):
     r = run_python("import os\nprint(os.environ.get('RLVR_TEST_SECRET'))\n"
                    "print(open('/proc/self/environ','rb').read())\n"
                    "import subprocess\nprint(subprocess.run(['env'], capture_output=True, text=True).stdout)",
-                   OPTS)
+                   ALLOW)
     assert "hunter2" not in r.stdout and "hunter2" not in r.stderr
 
 
@@ -135,3 +155,75 @@ def test_isolation_level_is_reported():
     r = run_python("print(1)", OPTS)
     assert r.isolation in ("bwrap", "unshare", "rlimits")
     assert run_python("print(1)", SandboxOptions(isolation="rlimits")).isolation == "rlimits"
+
+
+def test_a_program_that_never_reads_a_large_stdin_does_not_block_us():
+    t0 = time.monotonic()
+    r = run_python("print('done')", OPTS, stdin="x" * (3 << 20))
+    assert r.status == "ok" and r.stdout.strip() == "done"
+    assert time.monotonic() - t0 < OPTS.timeout
+
+
+def test_lone_surrogates_in_a_program_do_not_crash_the_grader():
+    r = run_python("s = '\udcff'\nprint(len(s))", OPTS)
+    assert r.status == "ok" and r.stdout.strip() == "1"
+
+
+# ----------------------------------------------------------------------------- code grading
+
+
+def test_extract_code_takes_the_last_python_block_after_thinking():
+    from rlvr_audit.verify.code import extract_code
+
+    text = ("<think>draft:\n```python\nprint(0)\n```\n</think>Here:\n```bash\nls\n```\n"
+            "```python\nprint(1)\n```\nand finally\n```py\nprint(2)\n```\nDone.")
+    assert extract_code(text) == "print(2)\n"
+    assert extract_code("```\nx = 1\n```") == "x = 1\n"
+    assert extract_code("```cpp\nint main(){}\n```") == "int main(){}\n"
+    assert extract_code("def f():\n    return 1") == "def f():\n    return 1"
+
+
+def test_prose_around_code_is_not_run():
+    ok = grade_code("Sure! Here is the function:\n```python\ndef add(a, b):\n    return a + b\n```\n"
+                    "It adds two numbers.", "assert add(2, 3) == 5", OPTS)
+    assert ok["correct"], ok
+
+
+def test_humaneval_entry_point_calls_check():
+    from rlvr_audit.verify.code import code_spec
+
+    spec = code_spec({"test": "def check(candidate):\n    assert candidate(2) == 4\n",
+                      "entry_point": "double"})
+    assert grade_code("def double(x):\n    return 2 * x", spec, OPTS)["correct"]
+    assert not grade_code("def double(x):\n    return x + 1", spec, OPTS)["correct"]
+    with pytest.raises(ValueError, match="identifier"):
+        code_spec({"test": "pass", "entry_point": "os.system('x')"})
+
+
+def test_stdio_cases_in_both_layouts():
+    from rlvr_audit.verify.code import code_spec
+
+    prog = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+    listed = code_spec({"test_cases": [{"input": "1 2\n", "output": "3\n"},
+                                       {"input": "10 -4", "output": "6"}]})
+    apps = code_spec({"input_output": json.dumps({"inputs": ["1 2\n", "5 5\n"],
+                                                  "outputs": ["3\n", "10\n"]})})
+    assert listed["kind"] == apps["kind"] == "stdio"
+    assert grade_code(prog, listed, OPTS)["correct"]
+    assert grade_code(prog, apps, OPTS)["correct"]
+    wrong = grade_code(prog.replace("a + b", "a * b"), apps, OPTS)
+    assert not wrong["correct"] and wrong["detail"] == "case 0: wrong output"
+    with pytest.raises(ValueError, match="equal length"):
+        code_spec({"input_output": {"inputs": ["1"], "outputs": []}})
+
+
+def test_empty_program_is_no_answer_and_timeouts_are_timeouts():
+    assert grade_code("", "assert True", OPTS)["verify_status"] == "no_answer"
+    r = grade_code("while True:\n    pass", "assert True", SandboxOptions(timeout=1.0))
+    assert r["verify_status"] == "timeout" and not r["correct"]
+
+
+def test_starting_processes_is_refused_by_default():
+    r = run_python("import subprocess\nsubprocess.run(['true'])", OPTS)
+    assert r.status == "failed" and "starting processes is disabled" in r.stderr
+    assert run_python("import subprocess\nsubprocess.run(['true'], check=True)", ALLOW).status == "ok"

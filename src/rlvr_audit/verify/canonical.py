@@ -1,29 +1,55 @@
 """Canonical answer strings: one class per mathematically equal answer, as far as cheap.
 
-Used for answer-level diversity, majority voting (maj@k) and per-answer
-support, where thousands of answers per prompt must be grouped fast and without
-a worker pool. It is deliberately conservative: two strings get the same
-canonical form only when a rule below says they are equal, so classes may be
-split (``\\sqrt{2}/2`` vs ``\\frac{\\sqrt2}{2}``) but never wrongly merged.
-Grading against the gold answer uses math-verify instead (:mod:`.math`).
+Used for the ``answer`` column, answer-level diversity, majority voting (maj@k)
+and per-answer support, where thousands of answers per prompt must be grouped
+fast, in-process and without sympy (which can hang on hostile input). It is
+deliberately conservative: two strings get the same canonical form only when a
+rule below proves them equal, so classes may be split (``x^2+2x+1`` vs
+``(x+1)^2``) but never wrongly merged. Grading against the gold answer uses
+math-verify instead (:mod:`.math`).
 
-Rules: strip ``$``, ``\\(\\)``, ``\\[\\]``, spacing commands, ``\\left``/``\\right``,
-``\\displaystyle``; ``\\dfrac``/``\\tfrac`` -> ``\\frac``; drop ``\\text{...}``
-units after a number, degree signs and a trailing period; ``x = 3`` -> ``3``
-for a single-letter left side; numbers (integers, decimals, ``a/b``,
-``\\frac{a}{b}``, percentages as the number) -> reduced fraction or integer;
-the elements of tuples, sets and intervals one by one.
+Rules, in order:
+
+1. strip ``$``, ``\\(\\)``, ``\\[\\]``, spacing commands, ``\\left``/``\\right``,
+   ``\\displaystyle``; ``\\dfrac``/``\\tfrac`` -> ``\\frac``; ``\\cdot``/``\\times``
+   -> ``*``; drop ``\\text{...}`` units after a number, degree signs, a currency
+   ``\\$``, a trailing period; ``x = 3`` -> ``3`` for a single-letter left side;
+   ``{{a}}`` -> ``{a}``; ``e^2`` -> ``e^{2}`` (one-character exponents only:
+   ``2^10`` stays ambiguous); any matrix environment -> ``pmatrix``;
+2. tuples, sets and intervals element by element (set elements sorted);
+3. plain numbers (integers, thousands separators, decimals, ``a/b``,
+   percentages as the number) -> reduced fraction ``p/q`` or integer;
+4. otherwise, numeric expressions built from numbers, ``+ - * /``, ``\\frac``,
+   ``\\sqrt`` (square roots only) and integer powers are evaluated exactly in
+   Q(sqrt 2, sqrt 3, ...): a value is a finite sum of rational multiples of
+   square roots of squarefree integers, which is a unique normal form, so
+   ``2^{10}`` = ``1024``, ``\\sqrt{8}`` = ``2\\sqrt{2}`` and
+   ``\\frac{1}{\\sqrt2}`` = ``\\frac{\\sqrt2}{2}``. Sizes are bounded (input
+   length, nesting, exponent, number of terms, bits), so ``9^{9^{9^9}}`` is
+   refused in microseconds and falls back to the normalised string;
+5. anything else: the normalised string.
+
+Nothing here calls ``eval`` or sympy.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
-_SPACING = re.compile(r"\\[,;:!]|\\quad|\\qquad|\\displaystyle|\\left|\\right|~")
+_SPACING = re.compile(r"(?<!\\)\\[,;:! ]|\\quad|\\qquad|\\displaystyle|\\left|\\right|~")
 _TEXT = re.compile(r"\\(?:text|mathrm|textbf|mbox)\s*\{([^{}]*)\}")
 _FRAC = re.compile(r"^\\frac\{(-?\d+)\}\{(-?\d+)\}$|^\\frac(\d)(\d)$")
 _NUM = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)(e[-+]?\d+)?$", re.I)
+
+#: Bounds of the exact evaluator (rule 4).
+MAX_EXPR_CHARS = 300
+MAX_DEPTH = 40
+MAX_TERMS = 16
+MAX_EXPONENT = 64
+MAX_BITS = 4096
+MAX_RADICAND = 10**12
 
 
 def _strip_wrappers(s: str) -> str:
@@ -36,25 +62,25 @@ def _strip_wrappers(s: str) -> str:
 
 def _number(s: str) -> Fraction | None:
     s = s.replace("{,}", "").replace("\\%", "").replace("%", "")
-    s = s.replace("^\\circ", "").replace("^{\\circ}", "").replace("°", "")
     if re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", s):
         s = s.replace(",", "")
     m = _FRAC.match(s)
     if m:
         a, b = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
         return Fraction(int(a), int(b)) if int(b) != 0 else None
-    neg = s.startswith("-") and s[1:].startswith("\\frac")
-    if neg:
+    if s.startswith("-") and s[1:].startswith("\\frac"):
         f = _number(s[1:])
         return -f if f is not None else None
-    if re.fullmatch(r"-?\d+/\d+", s):
+    if re.fullmatch(r"-?\d+/\d+", s) and len(s) < 60:
         a, b = s.split("/")
         return Fraction(int(a), int(b)) if int(b) != 0 else None
     if _NUM.match(s) and len(s) < 60:
         try:
-            return Fraction(s)
+            f = Fraction(s)
         except (ValueError, ZeroDivisionError):
             return None
+        return f if f.numerator.bit_length() < MAX_BITS and f.denominator.bit_length() < MAX_BITS \
+            else None
     return None
 
 
@@ -74,18 +100,45 @@ def _split_top(s: str) -> list[str]:
     return parts
 
 
-def canonical_answer(ans: str | None) -> str | None:
-    """Canonical form of an extracted answer (None stays None)."""
-    if ans is None:
-        return None
+def _normalise(ans: str) -> str:
     s = _strip_wrappers(ans)
     s = _SPACING.sub("", s).replace("\\$", "")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
-    s = re.sub(r"^(\\?[A-Za-z])\s*=\s*(?!=)", "", s) if re.match(r"^\\?[A-Za-z]\s*=[^=]", s) else s
+    s = s.replace("\\cdot", "*").replace("\\times", "*")
+    if re.match(r"^\\?[A-Za-z]\s*=[^=]", s):
+        s = re.sub(r"^(\\?[A-Za-z])\s*=\s*", "", s)
     # \text{cm} after a number is a unit; \text{...} alone is text content.
     s = re.sub(r"(?<=[\d}])\s*\\(?:text|mathrm|mbox)\s*\{[^{}]*\}\s*$", "", s)
     s = _TEXT.sub(lambda m: m.group(1), s)
+    s = s.replace("^\\circ", "").replace("^{\\circ}", "").replace("°", "")
     s = re.sub(r"\s+", "", s).rstrip(".")
+    s = re.sub(r"\{\{([^{}]*)\}\}", r"{\1}", s)                 # \frac{{a}}{{b}}
+    s = re.sub(r"\^([A-Za-z0-9])(?![A-Za-z0-9])", r"^{\1}", s)    # e^2 -> e^{2}, not 2^10
+    return re.sub(r"\{[bB]?matrix\}", "{pmatrix}", s)  # bracket style (vmatrix is a determinant)
+
+
+def canonical_answer(ans: str | None) -> str | None:
+    """Canonical form of an extracted answer (None stays None).
+
+    Parameters
+    ----------
+    ans
+        An extracted final answer (LaTeX or plain text).
+
+    Returns
+    -------
+    str or None
+        Equal strings for answers the rules prove equal (see the module
+        docstring); ``p/q`` or an integer for rational values.
+
+    Examples
+    --------
+    >>> canonical_answer(r"\\dfrac{6}{8}"), canonical_answer("0.75"), canonical_answer(r"\\sqrt{8}")
+    ('3/4', '3/4', '2\\\\sqrt{2}')
+    """
+    if ans is None:
+        return None
+    s = _normalise(ans)
     if len(s) >= 2 and s[0] in "([{" and s[-1] in ")]}" or s.startswith("\\{") and s.endswith("\\}"):
         open_, close = (s[:2], s[-2:]) if s.startswith("\\{") else (s[0], s[-1])
         inner = s[len(open_):-len(close)]
@@ -96,5 +149,271 @@ def canonical_answer(ans: str | None) -> str | None:
             return open_ + ",".join(items) + close
     f = _number(s)
     if f is not None:
-        return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+        return _fmt_fraction(f)
+    v = evaluate_surd(s)
+    if v is not None:
+        return format_surd(v)
     return s
+
+
+def equal_values(a: str | None, b: str | None, rel: float = 1e-6) -> bool:
+    """Two canonical answers are equal: same string, or rationals within ``rel``.
+
+    The tolerance matches math-verify's default rounding of decimals to 6
+    places (``0.333333`` equals ``1/3``); ``0.33`` does not.
+    """
+    if a is None or b is None:
+        return False
+    if a == b:
+        return True
+    try:
+        x, y = Fraction(a), Fraction(b)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return abs(x - y) <= Fraction(rel) * max(1, abs(y))
+
+
+def _fmt_fraction(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+# ----------------------------------------------------------------------------- exact surds
+# A value is a dict {m: c}: sum of c * sqrt(m), m squarefree >= 1, c a nonzero Fraction.
+
+class _Refuse(Exception):
+    """The expression is outside what the exact evaluator handles."""
+
+
+_TOKEN = re.compile(r"\d+\.\d+|\d+|\\frac|\\sqrt|[-+*/^(){}\[\]]")
+
+
+def _tokens(s: str) -> list[str]:
+    # \frac12 -> \frac{1}{2}, \sqrt2 -> \sqrt{2}: one-digit arguments without braces.
+    s = re.sub(r"\\frac(\d)(\d)", r"\\frac{\1}{\2}", s)
+    s = re.sub(r"\\frac\{([^{}]*)\}(\d)", r"\\frac{\1}{\2}", s)
+    s = re.sub(r"\\sqrt(\d)", r"\\sqrt{\1}", s)
+    out, pos = [], 0
+    for m in _TOKEN.finditer(s):
+        if m.start() != pos:
+            raise _Refuse(s[pos:m.start()])
+        out.append(m.group())
+        pos = m.end()
+    if pos != len(s):
+        raise _Refuse(s[pos:])
+    return out
+
+
+def _check(v: dict) -> dict:
+    v = {m: c for m, c in v.items() if c != 0}
+    if len(v) > MAX_TERMS:
+        raise _Refuse("too many terms")
+    for c in v.values():
+        if c.numerator.bit_length() > MAX_BITS or c.denominator.bit_length() > MAX_BITS:
+            raise _Refuse("number too large")
+    return v
+
+
+def _add(a: dict, b: dict, sign: int = 1) -> dict:
+    out = dict(a)
+    for m, c in b.items():
+        out[m] = out.get(m, Fraction(0)) + sign * c
+    return _check(out)
+
+
+def _mul(a: dict, b: dict) -> dict:
+    out: dict = {}
+    for m1, c1 in a.items():
+        for m2, c2 in b.items():
+            g = math.gcd(m1, m2)
+            r = (m1 // g) * (m2 // g)  # sqrt(m1 m2) = g sqrt(r), both squarefree
+            out[r] = out.get(r, Fraction(0)) + c1 * c2 * g
+    return _check(out)
+
+
+def _inv(a: dict) -> dict:
+    if not a:
+        raise _Refuse("division by zero")
+    if len(a) == 1:
+        (m, c), = a.items()
+        return _check({m: 1 / (c * m)})
+    if len(a) == 2 and 1 in a:
+        # 1 / (p + q sqrt m) = (p - q sqrt m) / (p^2 - q^2 m)
+        (m, q), = ((k, v) for k, v in a.items() if k != 1)
+        p = a[1]
+        den = p * p - q * q * m
+        return _check({1: p / den, m: -q / den})
+    raise _Refuse("cannot rationalise")
+
+
+def _squarefree(n: int) -> tuple[int, int]:
+    """``n = g^2 * r`` with r squarefree; exact for n < MAX_RADICAND."""
+    if n >= MAX_RADICAND:
+        raise _Refuse("radicand too large")
+    g, r, p = 1, n, 2
+    while p * p <= r and p <= 10**4:
+        while r % (p * p) == 0:
+            r //= p * p
+            g *= p
+        if r % p == 0:
+            r //= p
+            g2, r2 = _squarefree(r)  # p divides once: keep it aside
+            return g * g2, r2 * p
+        p += 1
+    # Every prime factor of r left is > 10^4 and r < 10^12: r is 1, p, pq or p^2.
+    s = math.isqrt(r)
+    if s > 1 and s * s == r:
+        return g * s, 1
+    return g, r
+
+
+def _sqrt(a: dict) -> dict:
+    if not a:
+        return {}
+    if set(a) != {1}:
+        raise _Refuse("nested radical")
+    c = a[1]
+    if c < 0:
+        raise _Refuse("square root of a negative number")
+    g, r = _squarefree(c.numerator * c.denominator)
+    return _check({r: Fraction(g, c.denominator)})
+
+
+def _pow(a: dict, e: dict) -> dict:
+    if set(e) - {1}:
+        raise _Refuse("irrational exponent")
+    k = e.get(1, Fraction(0))
+    if k.denominator != 1 or abs(k) > MAX_EXPONENT:
+        raise _Refuse("exponent not a small integer")
+    k = int(k)
+    base = _inv(a) if k < 0 else a
+    out: dict = {1: Fraction(1)}
+    for _ in range(abs(k)):
+        out = _mul(out, base)
+    return out
+
+
+class _Parser:
+    def __init__(self, toks: list[str]) -> None:
+        self.t, self.i, self.depth = toks, 0, 0
+
+    def peek(self) -> str | None:
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def take(self, want: str | None = None) -> str:
+        tok = self.peek()
+        if tok is None or (want is not None and tok != want):
+            raise _Refuse(f"expected {want}")
+        self.i += 1
+        return tok
+
+    def expr(self) -> dict:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refuse("nested too deeply")
+        v = self.term()
+        while self.peek() in ("+", "-"):
+            sign = 1 if self.take() == "+" else -1
+            v = _add(v, self.term(), sign)
+        self.depth -= 1
+        return v
+
+    def term(self) -> dict:
+        v = self.unary()
+        while True:
+            tok = self.peek()
+            if tok == "*":
+                self.take()
+                v = _mul(v, self.unary())
+            elif tok == "/":
+                self.take()
+                v = _mul(v, _inv(self.unary()))
+            elif tok is not None and (tok[0].isdigit() or tok in ("(", "{", "\\frac", "\\sqrt")):
+                v = _mul(v, self.power())  # implicit product: 2\sqrt{3}, (1)(2)
+            else:
+                return v
+
+    def unary(self) -> dict:
+        if self.peek() in ("-", "+"):
+            sign = -1 if self.take() == "-" else 1
+            v = self.unary()
+            return {m: sign * c for m, c in v.items()}
+        return self.power()
+
+    def power(self) -> dict:
+        v = self.atom()
+        if self.peek() == "^":
+            self.take()
+            tok = self.peek()
+            if tok is not None and tok[0].isdigit():
+                if len(tok) != 1:
+                    raise _Refuse("ambiguous bare exponent")  # 2^10 renders as 2^1 0
+                e = self.atom()
+            elif tok == "{":
+                e = self.atom()
+            else:
+                raise _Refuse("exponent")
+            if self.peek() == "^":
+                raise _Refuse("double exponent")
+            v = _pow(v, e)
+        return v
+
+    def group(self) -> dict:
+        self.take("{")
+        v = self.expr()
+        self.take("}")
+        return v
+
+    def atom(self) -> dict:
+        tok = self.take()
+        if tok[0].isdigit():
+            if len(tok) > 60:
+                raise _Refuse("number too long")
+            return _check({1: Fraction(tok)})
+        if tok == "(":
+            v = self.expr()
+            self.take(")")
+            return v
+        if tok == "{":
+            self.i -= 1
+            return self.group()
+        if tok == "\\frac":
+            return _mul(self.group(), _inv(self.group()))
+        if tok == "\\sqrt":
+            return _sqrt(self.group())
+        raise _Refuse(tok)
+
+
+def evaluate_surd(s: str) -> dict | None:
+    """Exact value of a numeric expression as ``{m: c}`` (sum of c*sqrt(m)), or None.
+
+    ``s`` is a normalised answer (no spaces). None when the expression uses
+    anything but numbers, ``+ - * /``, ``\\frac``, ``\\sqrt{}``, integer powers
+    and brackets, or exceeds the size bounds.
+    """
+    if not s or len(s) > MAX_EXPR_CHARS:
+        return None
+    try:
+        p = _Parser(_tokens(s))
+        v = p.expr()
+        if p.peek() is not None:
+            return None
+        return v
+    except (_Refuse, ZeroDivisionError, RecursionError):
+        return None
+
+
+def format_surd(v: dict) -> str:
+    """Unique string of an exact value: ``3/4``, ``2\\sqrt{2}``, ``1-\\sqrt{3}/2``."""
+    if not v:
+        return "0"
+    parts = []
+    for m in sorted(v):
+        c = v[m]
+        if m == 1:
+            body = _fmt_fraction(abs(c))
+        else:
+            num = "" if abs(c.numerator) == 1 else str(abs(c.numerator))
+            body = f"{num}\\sqrt{{{m}}}" + ("" if c.denominator == 1 else f"/{c.denominator}")
+        parts.append(("-" if c < 0 else "+") + body)
+    out = "".join(parts)
+    return out[1:] if out.startswith("+") else out

@@ -27,50 +27,58 @@ _LETTER = re.compile(r"[^\W\d_]")
 _TRIVIAL_TAIL = re.compile(r"^[\s$\\\].)}>,;:!]*$")
 
 
+_BRACE = re.compile(r"\\\\|\\[{}]|[{}]")  # \\ (a line break) is not an escape of {
+_BOX_CMD = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
+
+
+def _closers(text: str) -> dict[int, int]:
+    """Position of every ``{`` -> position of its matching ``}`` (one linear pass).
+
+    Escaped braces ``\\{`` ``\\}`` do not count; an unmatched ``{`` is absent.
+    """
+    match: dict[int, int] = {}
+    stack: list[int] = []
+    for m in _BRACE.finditer(text):
+        tok = m.group()
+        if len(tok) == 2:
+            continue  # \{, \} or \\
+        if tok == "{":
+            stack.append(m.start())
+        elif stack:
+            match[stack.pop()] = m.start()
+    return match
+
+
 def _box_spans(text: str) -> list[tuple[int, int, int]]:
     """(start of command, start of content, end of content) of every balanced box.
 
-    Braces are matched with a counter, so nested braces (``\\boxed{\\frac{1}{2}}``)
-    stay inside; escaped braces ``\\{`` ``\\}`` do not count. An unclosed box is
-    ignored. ``\\boxed 5`` (a box without braces, one token) is accepted too.
+    Braces are matched with a stack in one pass, so nested braces
+    (``\\boxed{\\frac{1}{2}}``) stay inside, escaped braces do not count, and the
+    cost is linear even for a megabyte of unclosed ``\\boxed{``. An unclosed box
+    is ignored (boxes after it still count). ``\\boxed 5`` (a box without braces,
+    one token) is accepted too. Boxes nested in a box are not separate answers.
     """
-    spans = []
-    i = 0
+    spans: list[tuple[int, int, int]] = []
+    closers: dict[int, int] | None = None
     n = len(text)
-    while True:
-        hits = [(text.find(cmd, i), cmd) for cmd in BOX_COMMANDS]
-        hits = [(h, c) for h, c in hits if h >= 0]
-        if not hits:
-            return spans
-        start, cmd = min(hits)
-        j = start + len(cmd)
+    end_of_last = -1
+    for m in _BOX_CMD.finditer(text):
+        start, j = m.start(), m.end()
+        if start < end_of_last:
+            continue  # inside the previous box
         if j < n and text[j] == "{":
-            depth, k = 0, j
-            while k < n:
-                ch = text[k]
-                if ch == "\\" and k + 1 < n and text[k + 1] in "{}":
-                    k += 2
-                    continue
-                if ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        spans.append((start, j + 1, k))
-                        break
-                k += 1
-            i = k + 1 if k < n else n
-            if k >= n:
-                return spans  # unclosed: nothing further can close it
+            if closers is None:
+                closers = _closers(text)
+            k = closers.get(j)
+            if k is not None:
+                spans.append((start, j + 1, k))
+                end_of_last = k
         elif j < n and text[j] == " ":
-            m = re.match(r" +([^\s$]+)", text[j:])
-            if m:
-                spans.append((start, j + m.start(1), j + m.end(1)))
-            i = j + 1
-        else:
-            i = j
-        if i >= n:
-            return spans
+            t = re.match(r" +([^\s$]+)", text[j:j + 200])
+            if t:
+                spans.append((start, j + t.start(1), j + t.end(1)))
+                end_of_last = j + t.end(1)
+    return spans
 
 
 def boxed_answers(text: str) -> list[str]:
@@ -87,19 +95,24 @@ def last_boxed(text: str) -> str | None:
     return text[a:b]
 
 
+def _cut_end(text: str, spans) -> int:
+    end = spans[-1][2]
+    return end + 1 if end < len(text) and text[end] == "}" else end
+
+
 def cut_after_answer(text: str) -> str:
     """The text up to and including the end of the last boxed answer (whole text if none)."""
     spans = _box_spans(text)
-    if not spans:
-        return text
-    end = spans[-1][2]
-    return text[: end + 1] if end < len(text) and text[end] == "}" else text[:end]
+    return text[: _cut_end(text, spans)] if spans else text
+
+
+def _tail(text: str, spans) -> str:
+    return text[_cut_end(text, spans):] if spans else ""
 
 
 def text_after_answer(text: str) -> str:
     """What follows the last boxed answer ("" if there is no box)."""
-    spans = _box_spans(text)
-    return text[len(cut_after_answer(text)):] if spans else ""
+    return _tail(text, _box_spans(text))
 
 
 def redundancy3(text: str) -> float:
@@ -127,13 +140,33 @@ def language_mix(text: str, prompt: str | None) -> bool:
 
 
 def quality_flags(text: str, prompt: str | None = None) -> dict:
-    """Every flag of one completion, keyed by its rollout column name."""
-    n_boxes = len(_box_spans(text))
-    tail = text_after_answer(text).strip()
+    """Every flag of one completion, keyed by its rollout column name.
+
+    Parameters
+    ----------
+    text
+        The completion.
+    prompt
+        The prompt, when known (decides the direction of language mixing).
+
+    Returns
+    -------
+    dict
+        ``q_no_boxed``, ``q_multi_boxed``, ``q_text_after_answer``,
+        ``q_cjk_share``, ``q_language_mix``, ``q_redundancy3`` (the canonical
+        columns of :mod:`rlvr_audit.io.schema`).
+
+    Notes
+    -----
+    Linear in the length of the text: it runs in the parent process, outside
+    the worker pool's timeout.
+    """
+    spans = _box_spans(text)
+    tail = _tail(text, spans).strip()
     return {
-        "q_no_boxed": n_boxes == 0,
-        "q_multi_boxed": n_boxes > 1,
-        "q_text_after_answer": bool(n_boxes) and len(tail) >= AFTER_ANSWER_MIN_CHARS
+        "q_no_boxed": not spans,
+        "q_multi_boxed": len(spans) > 1,
+        "q_text_after_answer": bool(spans) and len(tail) >= AFTER_ANSWER_MIN_CHARS
         and not _TRIVIAL_TAIL.match(tail),
         "q_cjk_share": cjk_share(text),
         "q_language_mix": language_mix(text, prompt),

@@ -8,6 +8,9 @@ Every run gets:
 - resource limits set in the child before ``exec``: CPU seconds
   (``RLIMIT_CPU``), address space (``RLIMIT_AS``), file size (``RLIMIT_FSIZE``),
   open files (``RLIMIT_NOFILE``) and processes (``RLIMIT_NPROC``);
+- a pids cgroup with ``pids.max`` when we may create one, because the kernel
+  never enforces ``RLIMIT_NPROC`` for uid 0: run as root (containers, CI), a
+  fork bomb would otherwise spawn thousands of processes until the deadline;
 - its own session and process group, killed as a whole (``SIGKILL``) at the
   wall-clock deadline, whatever the code is doing;
 - stdout and stderr captured through pipes and cut at ``max_output`` bytes;
@@ -18,8 +21,11 @@ Every run gets:
   network interface but a down loopback, no view of or signal to any process
   outside, every process dies with the namespace's init);
 - in every case an audit hook in the program's own interpreter refusing writes
-  outside the work directory, sockets, and signals to other processes (a second
-  layer: ctypes can get around it; rlimits and namespaces are the first).
+  outside the work directory, sockets, signals to other processes and, unless
+  ``allow_processes``, starting processes (a second layer: ctypes can get
+  around it; rlimits, the cgroup and namespaces are the first);
+- stdin fed through the same ``select`` loop as the output pipes, so a program
+  that never reads its input cannot block us past the deadline.
 
 The isolation level ("bwrap", "unshare" or "rlimits") is returned with every
 result so a run can say what protected it.
@@ -59,8 +65,13 @@ class SandboxOptions:
     """RLIMIT_NPROC (effective inside a user namespace or for non-root users)."""
     max_output: int = 64 * 1024
     """Bytes of stdout and of stderr kept."""
+    max_input: int = 1 << 22
+    """Bytes of stdin fed to the program at most."""
     isolation: str = "auto"
     """'auto' (namespaces when available), 'namespaces', or 'rlimits'."""
+    allow_processes: bool = False
+    """Let the program start processes (fork, subprocess, os.system). Off by
+    default: the audit hook refuses them; the process limit below holds either way."""
 
 
 @dataclass
@@ -74,6 +85,8 @@ class RunResult:
     stderr: str
     seconds: float
     isolation: str
+    pids_cgroup: bool = False
+    """True when a pids cgroup capped the number of processes (see :func:`pids_cgroup_base`)."""
 
 
 # Prepended to the user program unless bubblewrap isolates the file system: a
@@ -81,7 +94,7 @@ class RunResult:
 # signals to other processes. It is a second layer (ctypes can get around it);
 # namespaces and rlimits are the first.
 _GUARD = """\
-def _rlvr_guard():
+def _rlvr_guard(_NO_PROCS):
     import os, sys
     work = os.path.realpath(os.getcwd())
     write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
@@ -109,14 +122,18 @@ def _rlvr_guard():
                 raise PermissionError("rlvr-audit sandbox: changing files outside the work directory")
         elif event.startswith("socket.") and event not in ("socket.__new__", "socket.gethostname"):
             raise PermissionError("rlvr-audit sandbox: network access is disabled")
+        elif event in _NO_PROCS:
+            raise PermissionError("rlvr-audit sandbox: starting processes is disabled")
         elif event in ("os.kill", "os.killpg"):
             pid = args[0]
             if pid <= 0 or pid == os.getppid() or event == "os.killpg":
                 raise PermissionError("rlvr-audit sandbox: signals outside the program are disabled")
     sys.addaudithook(hook)
-_rlvr_guard()
+_rlvr_guard(%s)
 del _rlvr_guard
 """
+_PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.spawn", "os.system",
+                   "subprocess.Popen", "pty.spawn", "os.startfile")
 
 
 @lru_cache(maxsize=1)
@@ -166,8 +183,64 @@ def _works(prefix: tuple[str, ...]) -> bool:
         return False
 
 
-def _limits(opts: SandboxOptions):
+@lru_cache(maxsize=1)
+def pids_cgroup_base() -> Path | None:
+    """A cgroup directory where we may create pids-limited groups, or None.
+
+    ``RLIMIT_NPROC`` counts the processes of a user and is never enforced for
+    uid 0 (the kernel exempts root), so when we run as root a fork bomb is only
+    stopped by the wall clock. A cgroup with ``pids.max`` caps it for anyone.
+    Tried: cgroup v1 ``/sys/fs/cgroup/pids`` and the cgroup v2 root; probed by
+    creating and removing a test group.
+    """
+    for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
+        if not (base / "cgroup.procs").exists():
+            continue
+        probe = base / f"rlvr-sbx-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+            try:
+                (probe / "pids.max").write_text("8")
+                return base
+            finally:
+                probe.rmdir()
+        except OSError:
+            continue
+    return None
+
+
+def _new_pids_cgroup(max_processes: int) -> Path | None:
+    base = pids_cgroup_base()
+    if base is None:
+        return None
+    path = Path(tempfile.mkdtemp(prefix="rlvr-sbx-", dir=base))
+    try:
+        (path / "pids.max").write_text(str(max_processes))
+    except OSError:
+        _remove_cgroup(path)
+        return None
+    return path
+
+
+def _remove_cgroup(path: Path) -> None:
+    for _ in range(200):  # the killed processes leave the group as the kernel reaps them
+        try:
+            path.rmdir()
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+def _limits(opts: SandboxOptions, cgroup: Path | None = None):
+    procs = None if cgroup is None else os.fsencode(cgroup / "cgroup.procs")
+
     def apply() -> None:  # runs in the child between fork and exec
+        if procs is not None:
+            fd = os.open(procs, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")  # "0" is the writing process itself
+            finally:
+                os.close(fd)
         mb = 1024 * 1024
         resource.setrlimit(resource.RLIMIT_CPU, (opts.cpu_seconds, opts.cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_AS, (opts.memory_mb * mb, opts.memory_mb * mb))
@@ -198,9 +271,12 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
             raise RuntimeError("namespace isolation was requested but is not available here")
     level = found[1] if found else "rlimits"
     work = Path(tempfile.mkdtemp(prefix="rlvr-sbx-"))
+    cgroup = None
     try:
         src = work / "main.py"
-        src.write_text(_GUARD + program, encoding="utf-8")
+        guard = _GUARD % (repr(()) if opts.allow_processes else repr(_PROCESS_EVENTS))
+        src.write_bytes((guard + program).encode("utf-8", errors="replace"))
+        cgroup = _new_pids_cgroup(opts.max_processes)
         prefix: tuple[str, ...] = ()
         if found and found[1] == "bwrap":
             # The work directory is the only writable place (besides a private /tmp).
@@ -213,8 +289,8 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=_limits(opts))
-        out, err, timed_out = _communicate(proc, stdin.encode(), opts)
+                                start_new_session=True, preexec_fn=_limits(opts, cgroup))
+        out, err, timed_out = _communicate(proc, stdin.encode("utf-8", errors="replace"), opts)
         seconds = time.monotonic() - t0
         rc = proc.returncode
         if timed_out:
@@ -227,9 +303,12 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
             status = "memory"
         else:
             status = "failed"
-        return RunResult(status, rc, _text(out, opts), _text(err, opts), seconds, level)
+        return RunResult(status, rc, _text(out, opts), _text(err, opts), seconds, level,
+                         cgroup is not None)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if cgroup is not None:
+            _remove_cgroup(cgroup)
 
 
 def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
@@ -238,15 +317,17 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
 
     deadline = time.monotonic() + opts.timeout
     bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
-    try:
-        if data:
-            proc.stdin.write(data[: 1 << 20])
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        pass
     sel = selectors.DefaultSelector()
     for f in bufs:
         sel.register(f, selectors.EVENT_READ)
+    # stdin is fed through the selector too: a program that never reads its input
+    # must not block us on a full pipe past the deadline.
+    todo = memoryview(data[: opts.max_input])
+    if todo:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin, selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
     timed_out = False
     while sel.get_map():
         left = deadline - time.monotonic()
@@ -254,6 +335,17 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
             timed_out = True
             break
         for key, _ in sel.select(timeout=min(left, 0.5)):
+            if key.fileobj is proc.stdin:
+                try:
+                    todo = todo[os.write(key.fd, todo[:65536]):]
+                except (BrokenPipeError, BlockingIOError, OSError) as exc:
+                    if isinstance(exc, BlockingIOError):
+                        continue
+                    todo = todo[:0]
+                if not todo:
+                    sel.unregister(proc.stdin)
+                    proc.stdin.close()
+                continue
             chunk = os.read(key.fd, 65536)
             if not chunk:
                 sel.unregister(key.fileobj)
@@ -268,6 +360,8 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
             timed_out = True
     _kill_group(proc)
     sel.close()
+    if not proc.stdin.closed:
+        proc.stdin.close()
     for f in bufs:
         f.close()
     return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), timed_out
@@ -290,21 +384,3 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def _text(b: bytes, opts: SandboxOptions) -> str:
     s = b.decode("utf-8", errors="replace")
     return s + ("\n[output cut]" if len(b) >= opts.max_output else "")
-
-
-def grade_code(completion: str, tests: str, opts: SandboxOptions | None = None) -> dict:
-    """Run ``completion`` followed by ``tests``; correct when the program exits 0.
-
-    Returns
-    -------
-    dict
-        ``correct`` (bool), ``verify_status`` ("ok", "timeout" or "error" for a
-        failing run), ``detail`` (the sandbox status and the tail of stderr),
-        ``isolation``.
-    """
-    res = run_python(completion + "\n\n" + tests + "\n", opts)
-    # A failing or memory-starved program is graded (incorrect); only a timeout is not.
-    status = "timeout" if res.status == "timeout" else "ok"
-    return {"correct": res.status == "ok", "verify_status": status,
-            "detail": f"{res.status}: {res.stderr[-500:]}" if res.status != "ok" else "ok",
-            "isolation": res.isolation}
