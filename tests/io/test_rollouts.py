@@ -156,3 +156,12 @@ def test_ten_million_rows_reduce_in_bounded_memory(tmp_path):
     # peaks at ~142 MB, of which ~71 MB is the interpreter with numpy and pyarrow.
     print(f"10M rows reduced with peak RSS {peak_mb:.0f} MB")
     assert peak_mb < 250, peak_mb
+
+
+def test_lone_surrogates_are_replaced_and_reported(tmp_path, caplog):
+    p = tmp_path / "r.jsonl"
+    p.write_text(json.dumps({"prompt_id": "a", "model": "m", "sample_idx": 0, "correct": True,
+                             "text": "\udcff ok \U0001F600"}) + "\n")
+    t = read_rollouts(p)
+    assert t["text"][0].as_py() == "\ufffd ok \U0001F600"  # pairs kept, the lone one replaced
+    assert "1 value(s) held lone surrogates" in caplog.text and "field 'text'" in caplog.text

@@ -14,6 +14,8 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
+import logging
+
 import gzip
 import json
 import math
@@ -40,6 +42,8 @@ BATCH_ROWS = 65_536
 
 # ----------------------------------------------------------------------------- sources
 
+
+log = logging.getLogger(__name__)
 
 def is_jsonl(path: Path) -> bool:
     name = path.name.lower()
@@ -323,6 +327,23 @@ def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
         values = [None if v is None else bool(v) for v in values]
     try:
         return pa.array(values, type=spec.type if spec is not None else None)
+    except UnicodeEncodeError:
+        # JSON can carry lone surrogates ("\udcff" escapes), which no UTF-8 column can
+        # hold. Model output is like that sometimes: replace them with U+FFFD, say so,
+        # and keep the row (refusing would stop a whole grading batch on one sample).
+        fixed, n_bad = [], 0
+        for v in values:
+            if isinstance(v, str):
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    # UTF-16 round trip: each unpaired surrogate decodes to U+FFFD.
+                    v = v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                    n_bad += 1
+            fixed.append(v)
+        log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
+                    "replaced them with U+FFFD", path, name, n_bad)
+        return _pylist_to_array(name, fixed, path)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"values of mixed or unsupported types ({exc})", path=path,
                          field=name) from None
