@@ -26,7 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlvr_audit.comparison import CompareOptions, compare_aligned, parse_ks, verdict
+from rlvr_audit.comparison import (
+    CompareOptions,
+    compare_aligned,
+    gain_run_end,
+    parse_ks,
+    verdict,
+)
 from rlvr_audit.core import compare as cc
 from rlvr_audit.core import coverage as cv
 from rlvr_audit.core import support as sp
@@ -305,16 +311,8 @@ def _summary(out: dict) -> list[str]:
     lines = []
     base = out["base"]
     for m, res in out["comparisons"].items():
-        ks = list(res["ks"])
-        gains, losses = res.get("gain_budgets") or [], res.get("loss_budgets") or []
-        run_end = None
-        if gains and gains[0] == ks[0]:
-            run_end = gains[0]
-            for k in gains[1:]:
-                if ks.index(k) == ks.index(run_end) + 1:
-                    run_end = k
-                else:
-                    break
+        losses = res.get("loss_budgets") or []
+        run_end = gain_run_end(res)
         bits = [f"{m} vs {base}:"]
         d1 = res["diff"][0]
         bits.append(f"pass@1 {'+' if d1 >= 0 else '-'}{abs(d1) * 100:.2f} points")

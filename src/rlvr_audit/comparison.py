@@ -162,22 +162,45 @@ def _n_summary(n: np.ndarray) -> dict:
     return {"min": int(n.min()), "max": int(n.max()), "total": int(n.sum())}
 
 
+def gain_run_end(res: dict) -> int | None:
+    """Last budget of the run of supported gains that starts at the first budget, or None."""
+    ks = list(res["ks"])
+    gains = res.get("gain_budgets") or []
+    if not gains or gains[0] != ks[0]:
+        return None
+    end = gains[0]
+    for k in gains[1:]:
+        if ks.index(k) != ks.index(end) + 1:
+            break
+        end = k
+    return end
+
+
+def format_ranges(ks: list[int], dash: str = "-") -> str:
+    """Compress a budget list into ranges: [1, 2, 3, 7] -> '1-3, 7' ('none' if empty)."""
+    if not ks:
+        return "none"
+    out, start, prev = [], ks[0], ks[0]
+    for k in [*ks[1:], None]:
+        if k is not None and k == prev + 1:
+            prev = k
+            continue
+        out.append(str(start) if start == prev else f"{start}{dash}{prev}")
+        if k is not None:
+            start = prev = k
+    return ", ".join(out)
+
+
 def verdict(res: dict) -> str:
     """One plain-words sentence summarising a comparison result."""
     base, rl = res["models"]["base"], res["models"]["rl"]
-    ks = list(res["ks"])
     parts = []
     d1 = res["diff"][0]
     parts.append(f"{rl} {'gains' if d1 > 0 else 'loses'} {abs(d1) * 100:.2f} points of pass@1 "
                  f"over {base}")
-    gains, losses = res.get("gain_budgets") or [], res.get("loss_budgets") or []
-    if gains and gains[0] == ks[0]:
-        run_end = gains[0]
-        for k in gains[1:]:
-            if ks.index(k) == ks.index(run_end) + 1:
-                run_end = k
-            else:
-                break
+    losses = res.get("loss_budgets") or []
+    run_end = gain_run_end(res)
+    if run_end is not None:
         parts.append(f"the gain is supported up to k = {run_end}")
     if losses:
         parts.append(f"a loss is supported from k = {losses[0]}")

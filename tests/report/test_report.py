@@ -75,8 +75,16 @@ def test_numbers_match_a_recomputation_from_rows(rollout_report):
         assert r["quality"]["q_no_boxed"][m]["all"]["mean"] == pytest.approx(noboxed.mean())
     # Evolution ordered by step, base first.
     assert [row["step"] for row in r["evolution"]["rows"]] == [0, 100, 200]
-    # Diversity: distinct answers at k = n on one prompt, recomputed.
+    # Diversity at k = n: the expected number of distinct answers is the actual number of
+    # distinct answer classes per prompt (a missing answer is the class "NA").
     assert r["diversity"]["k"] == 16
+    for m in r["models"]:
+        sub = t.filter(pc.equal(t["model"], m))
+        classes: dict = {}
+        for pid, ans in zip(sub["prompt_id"].to_pylist(), sub["answer"].to_pylist()):
+            classes.setdefault(pid, set()).add("NA" if ans is None else ans)
+        want = np.mean([len(v) for v in classes.values()])
+        assert r["diversity"]["models"][m]["distinct"] == pytest.approx(want)
     # Per-answer support present because answers are.
     assert set(r["support"]["answer"]) == {"step-100", "step-200"}
 

@@ -83,26 +83,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fmt_ks(ks: list[int]) -> str:
-    """Compress a budget list into ranges: [1,2,3,7] -> '1-3, 7'."""
-    if not ks:
-        return "none"
-    out, start, prev = [], ks[0], ks[0]
-    for k in ks[1:] + [None]:
-        if k is not None and k == prev + 1:
-            prev = k
-            continue
-        out.append(f"{start}" if start == prev else f"{start}-{prev}")
-        if k is not None:
-            start = prev = k
-    return ", ".join(out)
-
-
 def print_summary(res: dict, console) -> None:
     """Human-readable summary of a comparison result."""
     from rich.table import Table
 
-    from rlvr_audit.comparison import verdict
+    from rlvr_audit.comparison import format_ranges, verdict
 
     base, rl = res["models"]["base"], res["models"]["rl"]
     ks = list(res["ks"])
@@ -135,8 +120,8 @@ def print_summary(res: dict, console) -> None:
         console.print(f"Delta_SE = pass@{res['delta_se_K']} {base} - pass@1 {rl} = {res['delta_se']:.4f}")
     if band:
         console.print(f"{band['level']:.0%} simultaneous band (critical value {band['critical_value']:.3f}): "
-                      f"supported gain at k = {_fmt_ks(res['gain_budgets'])}; supported loss at "
-                      f"k = {_fmt_ks(res['loss_budgets'])}; first-loss set {res['first_loss_set']}")
+                      f"supported gain at k = {format_ranges(res['gain_budgets'])}; supported loss at "
+                      f"k = {format_ranges(res['loss_budgets'])}; first-loss set {res['first_loss_set']}")
         ci = res.get("bootstrap_ci")
         if ci:
             kc = ci["k_star"]["ci"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import json
 
+from rlvr_audit.comparison import format_ranges
+
 SECTIONS = [
     ("summary", "Summary"),
     ("passk", "pass@k curves"),
@@ -71,17 +73,7 @@ def _figure(svgs: dict, name: str, caption: str) -> str:
 
 
 def _ranges(ks: list[int]) -> str:
-    if not ks:
-        return "none"
-    out, start, prev = [], ks[0], ks[0]
-    for k in [*ks[1:], None]:
-        if k is not None and k == prev + 1:
-            prev = k
-            continue
-        out.append(str(start) if start == prev else f"{start}–{prev}")
-        if k is not None:
-            start = prev = k
-    return ", ".join(out)
+    return format_ranges(ks, dash="–")
 
 
 def render(audit: dict, svgs: dict, *, texts: dict, provenance: dict, options: dict,
