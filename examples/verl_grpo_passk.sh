@@ -7,11 +7,11 @@
 set -euo pipefail
 
 # 1. Load the adapter in every verl process (driver and Ray workers inherit the env).
-export VERL_USE_EXTERNAL_MODULES=rlvr_audit.shaping.adapters.verl
-# 2. Options (fields of rlvr_audit.shaping.ShapingConfig plus step_offset,
+export VERL_USE_EXTERNAL_MODULES=rlvr_boundary.shaping.adapters.verl
+# 2. Options (fields of rlvr_boundary.shaping.ShapingConfig plus step_offset,
 #    base_loss_mode, ppl_group_size). On an existing Ray cluster also pass them as
-#    +ray_kwargs.ray_init.runtime_env.env_vars.RLVR_AUDIT_SHAPING=...
-export RLVR_AUDIT_SHAPING='{"estimator": "passk", "k": 4, "position": true, "pos_window": [200, 300], "ppl_alpha": 0.01}'
+#    +ray_kwargs.ray_init.runtime_env.env_vars.RLVR_BOUNDARY_SHAPING=...
+export RLVR_BOUNDARY_SHAPING='{"estimator": "passk", "k": 4, "position": true, "pos_window": [200, 300], "ppl_alpha": 0.01}'
 
 N=8  # rollouts per prompt
 
@@ -43,5 +43,5 @@ python3 -m verl.trainer.main_ppo \
 # length whatever balance_batch says: with one rank (this recipe) the order is
 # kept, with several it splits groups, so for multi-GPU runs of rlvr_ppl add
 # trainer.use_v1=False (the legacy trainer honours balance_batch=False).
-# When resuming from step S, add "step_offset": S to RLVR_AUDIT_SHAPING so the
+# When resuming from step S, add "step_offset": S to RLVR_BOUNDARY_SHAPING so the
 # position window stays aligned.

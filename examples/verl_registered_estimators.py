@@ -1,4 +1,4 @@
-"""Load rlvr-audit's estimators into verl the way a training run does, and call them.
+"""Load rlvr-boundary's estimators into verl the way a training run does, and call them.
 
 verl imports every module listed in ``VERL_USE_EXTERNAL_MODULES`` when ``verl``
 itself is imported, in the driver and in each Ray worker. This script sets the
@@ -11,7 +11,7 @@ loss on the same batch. It needs verl and torch, not a GPU. For a real run see
     # verl 0.9.1 pins transformers < 5.11 (TRL 1.16 brings 5.24) and pulls wandb,
     # tensorboard and ray[default]; to run this check next to TRL, install verl
     # alone plus the modules its trainer imports (as .ci/run does):
-    pip install 'rlvr-audit[trl]' torch==2.13.0   # torch, transformers, datasets
+    pip install 'rlvr-boundary[trl]' torch==2.13.0   # torch, transformers, datasets
     pip install --no-deps verl==0.9.1
     pip install ray tensordict omegaconf codetiming orjson torchdata peft cachetools \
         uvicorn fastapi torch==2.13.0
@@ -25,15 +25,15 @@ import os
 
 
 def main() -> int:
-    os.environ["VERL_USE_EXTERNAL_MODULES"] = "rlvr_audit.shaping.adapters.verl"
+    os.environ["VERL_USE_EXTERNAL_MODULES"] = "rlvr_boundary.shaping.adapters.verl"
     # Options for the estimators and the policy loss (any ShapingConfig field).
-    os.environ["RLVR_AUDIT_SHAPING"] = json.dumps(
+    os.environ["RLVR_BOUNDARY_SHAPING"] = json.dumps(
         {"estimator": "passk", "k": 2, "position": True, "pos_window": [0, 10],
          "ppl_alpha": 0.01})
 
     import numpy as np
     import torch
-    import verl  # noqa: F401  (imports rlvr_audit.shaping.adapters.verl)
+    import verl  # noqa: F401  (imports rlvr_boundary.shaping.adapters.verl)
     from omegaconf import OmegaConf
     from verl import DataProto
     from verl.trainer.ppo.core_algos import get_policy_loss_fn
@@ -49,10 +49,10 @@ def main() -> int:
     batch = DataProto.from_dict(
         tensors={"token_level_rewards": rewards, "response_mask": mask},
         non_tensors={"uid": np.array(["p0"] * 4 + ["p1"] * 4, dtype=object)})
-    # The algorithm config is a Hydra node; +algorithm.rlvr_audit.* overrides the env JSON.
+    # The algorithm config is a Hydra node; +algorithm.rlvr_boundary.* overrides the env JSON.
     algo = OmegaConf.create({"adv_estimator": "rlvr_passk", "gamma": 1.0, "lam": 1.0,
                              "norm_adv_by_std_in_grpo": True,
-                             "rlvr_audit": {"k": 2}})
+                             "rlvr_boundary": {"k": 2}})
     batch = compute_advantage(batch, adv_estimator="rlvr_passk", config=algo)
     adv = batch.batch["advantages"]
     print("pass@2 advantages with position shaping (first and last response token):")

@@ -1,4 +1,4 @@
-"""End-to-end ``rlvr-audit compare`` on real data and on bad input."""
+"""End-to-end ``rlvr-boundary compare`` on real data and on bad input."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.core.compare import simultaneous_band
-from rlvr_audit.core.passk import pass_at_k
-from rlvr_audit.examples import example_files
-from rlvr_audit.io.formats import load_model_counts
+from rlvr_boundary.cli import main
+from rlvr_boundary.core.compare import simultaneous_band
+from rlvr_boundary.core.passk import pass_at_k
+from rlvr_boundary.examples import example_files
+from rlvr_boundary.io.formats import load_model_counts
 
 EX = example_files("deepscaler32k")
 EXPECTED = json.loads((EX["base"].parent / "expected.json").read_text())
@@ -97,7 +97,7 @@ def test_console_summary_and_example_flag(capsys, tmp_path):
 
 def test_console_script_runs_in_a_subprocess(tmp_path):
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "rlvr_audit.cli", "compare", "--example",
+    proc = subprocess.run([sys.executable, "-m", "rlvr_boundary.cli", "compare", "--example",
                            "--bootstrap", "100", "--json", str(out)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

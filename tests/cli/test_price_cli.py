@@ -1,4 +1,4 @@
-"""``rlvr-audit price``: the count-free diagnostic on rates and on published curves."""
+"""``rlvr-boundary price``: the count-free diagnostic on rates and on published curves."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.core.passk import pass_at_k_plugin
+from rlvr_boundary.cli import main
+from rlvr_boundary.core.passk import pass_at_k_plugin
 
 OMNI = "k,base,grpo\n1,.102,.251\n4,.224,.368\n16,.392,.496\n64,.578,.608\n256,.691,.683\n"
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core import compare as cc
-from rlvr_audit.core.passk import pass_at_k_plugin
+from rlvr_boundary.core import compare as cc
+from rlvr_boundary.core.passk import pass_at_k_plugin
 
 
 def test_sign_changes_ignores_zeros():

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core import coverage as cov
+from rlvr_boundary.core import coverage as cov
 
 
 def brute_solved(n: int, c: int, k: int, tau: float) -> bool:

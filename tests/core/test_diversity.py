@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core import diversity as dv
+from rlvr_boundary.core import diversity as dv
 
 
 def brute(labels: list, k: int) -> tuple[float, float, float]:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core.passk import (
+from rlvr_boundary.core.passk import (
     avg_at_n,
     check_counts,
     maj_at_k,

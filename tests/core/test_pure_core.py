@@ -6,14 +6,14 @@ import pkgutil
 import subprocess
 import sys
 
-import rlvr_audit.core as core
+import rlvr_boundary.core as core
 
 BLOCKED = ["torch", "pyarrow", "rich", "matplotlib", "pandas", "polars", "transformers"]
 
 
 def test_core_imports_with_heavy_packages_blocked():
-    modules = [f"rlvr_audit.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)]
-    assert {"rlvr_audit.core.passk", "rlvr_audit.core.compare"} <= set(modules)
+    modules = [f"rlvr_boundary.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)]
+    assert {"rlvr_boundary.core.passk", "rlvr_boundary.core.compare"} <= set(modules)
     code = (
         "import sys\n"
         "class Block:\n"
@@ -24,7 +24,7 @@ def test_core_imports_with_heavy_packages_blocked():
         f"for m in {modules!r}:\n"
         "    __import__(m)\n"
         "import numpy as np\n"
-        "from rlvr_audit.core.passk import pass_at_k\n"
+        "from rlvr_boundary.core.passk import pass_at_k\n"
         "print(pass_at_k([4], [2], [2])[0, 0])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

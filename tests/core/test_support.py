@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from rlvr_audit.examples import example_dir
+from rlvr_boundary.examples import example_dir
 from hypothesis import strategies as st
 
-from rlvr_audit.core import coverage as cov
-from rlvr_audit.core import support as sup
+from rlvr_boundary.core import coverage as cov
+from rlvr_boundary.core import support as sup
 
 SPEC_VECTORS = [
     # (P, E, S, O) -> SRR, NDR, SDS, NSCR (SPEC section 2, to 3 decimals)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core import tokens as tk
+from rlvr_boundary.core import tokens as tk
 
 
 def entropy_ref(p: np.ndarray) -> float:
@@ -168,7 +168,7 @@ def test_position_bins_integer_edges_and_empty_bins():
 # ---------------------------------------------------------------- the summarizer
 
 def test_summary_keys_are_schema_columns():
-    from rlvr_audit.io.schema import ROLLOUT_BY_NAME
+    from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
     assert set(tk.SUMMARY_KEYS) <= set(ROLLOUT_BY_NAME)
     out = tk.summarize_logits(np.zeros((3, 4)), [0, 1, 2], bins=10)
     assert tuple(out) == tk.SUMMARY_KEYS
@@ -266,14 +266,14 @@ def test_core_modules_need_only_numpy_and_scipy():
 
         sys.meta_path.insert(0, Block())
         import numpy as np
-        from rlvr_audit.core import coverage, support, diversity, tokens
+        from rlvr_boundary.core import coverage, support, diversity, tokens
         assert support.problem_support([4, 4], [1, 0], [4, 4], [0, 2])["NSCR"] == 0.0
         assert coverage.solved_at_k([[4, 4]], [[1, 0]]).tolist() == [[True, False]]
         assert diversity.answer_diversity([2, 2], 4)["distinct"] == 2.0
         assert tokens.summarize_logits(np.zeros((2, 3)))["entropy_kind"] == "exact"
-        allowed = ("rlvr_audit.core", "rlvr_audit._version")
-        ours = [m for m in sys.modules if m.startswith("rlvr_audit")]
-        assert all(m == "rlvr_audit" or m.startswith(allowed) for m in ours), ours
+        allowed = ("rlvr_boundary.core", "rlvr_boundary._version")
+        ours = [m for m in sys.modules if m.startswith("rlvr_boundary")]
+        assert all(m == "rlvr_boundary" or m.startswith(allowed) for m in ours), ours
         assert not any(m.split(".")[0] in BLOCKED for m in sys.modules)
         print("ok")
     """)

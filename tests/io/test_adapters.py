@@ -14,11 +14,11 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.errors import InputError
-from rlvr_audit.io.adapters import ADAPTERS, detect, read
-from rlvr_audit.io.adapters.vllm_jsonl import read_generations
-from rlvr_audit.io.formats import detect_format, load_counts
+from rlvr_boundary.cli import main
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.adapters import ADAPTERS, detect, read
+from rlvr_boundary.io.adapters.vllm_jsonl import read_generations
+from rlvr_boundary.io.formats import detect_format, load_counts
 from tests.io.fixtures import tool_formats as tf
 
 
@@ -282,7 +282,7 @@ def test_vllm_without_verdicts_points_to_verify(tmp_path):
     f = tf.write_vllm_request_outputs(tmp_path / "raw.jsonl", None)
     t = read_generations(f)
     assert "correct" not in t.column_names and t.num_rows == 12
-    with pytest.raises(InputError, match="rlvr-audit verify") as e:
+    with pytest.raises(InputError, match="rlvr-boundary verify") as e:
         read("vllm-jsonl", f)
     assert e.value.field == "correct"
 

@@ -13,15 +13,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from rlvr_audit.errors import InputError
-from rlvr_audit.io.rollouts import (
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.rollouts import (
     iter_rollout_batches,
     read_manifest,
     read_rollouts,
     reduce_counts,
     write_rollouts,
 )
-from rlvr_audit.io.store import ShardedWriter
+from rlvr_boundary.io.store import ShardedWriter
 
 
 def make_rollouts(rng, prompts=30, models=("base", "rl"), n=8):
@@ -141,7 +141,7 @@ def test_ten_million_rows_reduce_in_bounded_memory(tmp_path):
             "sample_idx": np.tile(np.arange(n), P), "correct": corr}))
     # Peak memory measured in a fresh process, so the writing above does not count.
     # VmHWM of the child: ru_maxrss survives execve on Linux and would report our own peak.
-    code = ("import re, json; from rlvr_audit.io.rollouts import reduce_counts; "
+    code = ("import re, json; from rlvr_boundary.io.rollouts import reduce_counts; "
             f"c = reduce_counts({str(path)!r})['m']; "
             "hwm = int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)); "
             "print(json.dumps([len(c), int(c.n.min()), int(c.n.max()), int(c.c.sum()), hwm / 1024]))")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from rlvr_audit.io.schema import COUNT_COLUMNS, MANIFEST_FIELDS, ROLLOUT_COLUMNS
-from rlvr_audit.results import SCHEMA_VERSION
+from rlvr_boundary.io.schema import COUNT_COLUMNS, MANIFEST_FIELDS, ROLLOUT_COLUMNS
+from rlvr_boundary.results import SCHEMA_VERSION
 
 DOC = (Path(__file__).parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
 

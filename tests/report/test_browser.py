@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.io.rollouts import write_rollouts
-from rlvr_audit.report.html import SECTIONS
+from rlvr_boundary.cli import main
+from rlvr_boundary.io.rollouts import write_rollouts
+from rlvr_boundary.report.html import SECTIONS
 from tests.report.fixtures import synthetic_rollouts
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARTIFACTS = Path(os.environ.get("RLVR_AUDIT_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
+ARTIFACTS = Path(os.environ.get("RLVR_BOUNDARY_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
 
 
 @pytest.fixture(scope="module")

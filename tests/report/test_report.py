@@ -1,4 +1,4 @@
-"""``rlvr-audit report`` end to end: numbers, sections, escaping, figures, errors."""
+"""``rlvr-boundary report`` end to end: numbers, sections, escaping, figures, errors."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pyarrow.compute as pc
 import pytest
 
-from rlvr_audit.audit import ReportOptions, build_audit, step_of
-from rlvr_audit.cli import main
-from rlvr_audit.io.counts import align
-from rlvr_audit.io.rollouts import reduce_counts, write_rollouts
-from rlvr_audit.report.html import SECTIONS
+from rlvr_boundary.audit import ReportOptions, build_audit, step_of
+from rlvr_boundary.cli import main
+from rlvr_boundary.io.counts import align
+from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts
+from rlvr_boundary.report.html import SECTIONS
 from tests.report.fixtures import EVIL, synthetic_rollouts
 
 
@@ -141,7 +141,7 @@ def test_unknown_base_is_an_error(rollout_report, capsys, tmp_path):
 
 
 def test_build_audit_two_models_by_hand():
-    from rlvr_audit.io.counts import Counts
+    from rlvr_boundary.io.counts import Counts
 
     ids = ["a", "b", "c", "d"]
     base = Counts("base", ids, [4, 4, 4, 4], [4, 0, 2, 1])

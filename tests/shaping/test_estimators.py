@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from rlvr_audit.shaping import estimators as E
+from rlvr_boundary.shaping import estimators as E
 
 
 def brute_force_passk_advantage(group, k):
@@ -66,7 +66,7 @@ def test_passk_k1_is_grpo_with_population_std():
 
 
 def test_passk_rho_matches_core_pass_at_k():
-    from rlvr_audit.core.passk import pass_at_k
+    from rlvr_boundary.core.passk import pass_at_k
 
     n = 64
     c = np.array([0, 1, 2, 10, 32, 63, 64])

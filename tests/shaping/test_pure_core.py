@@ -13,8 +13,8 @@ def test_shaping_core_needs_only_numpy_and_scipy():
         for name in ("torch", "pyarrow", "pandas", "trl", "transformers", "verl", "rich"):
             sys.modules[name] = None  # any import of these now raises ImportError
         import numpy as np
-        import rlvr_audit.shaping as sh
-        from rlvr_audit.shaping import rft
+        import rlvr_boundary.shaping as sh
+        from rlvr_boundary.shaping import rft
         r = np.array([[1, 0, 0, 0]])
         mask = np.ones((4, 5))
         cfg = sh.ShapingConfig(estimator="passk", k=2, position=True, pos_window=None)
@@ -31,11 +31,11 @@ def test_torch_mirror_names_the_extra_when_torch_is_missing():
     code = textwrap.dedent("""
         import sys
         sys.modules["torch"] = None
-        from rlvr_audit.errors import MissingExtraError
+        from rlvr_boundary.errors import MissingExtraError
         try:
-            import rlvr_audit.shaping.torch_ops
+            import rlvr_boundary.shaping.torch_ops
         except MissingExtraError as exc:
             print(exc)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert "rlvr-audit[torch]" in proc.stdout, proc.stderr
+    assert "rlvr-boundary[torch]" in proc.stdout, proc.stderr

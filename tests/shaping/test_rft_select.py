@@ -8,9 +8,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.io.rollouts import read_rollouts, write_rollouts
-from rlvr_audit.shaping.rft import RftOptions, select_rft
+from rlvr_boundary.cli import main
+from rlvr_boundary.io.rollouts import read_rollouts, write_rollouts
+from rlvr_boundary.shaping.rft import RftOptions, select_rft
 
 GOOD = "We add {a} and {b} to get {s}. So the answer is \\boxed{{{s}}}."
 TAIL = " Let me double check. Yes this is right, I am sure about it."

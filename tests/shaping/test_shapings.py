@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from rlvr_audit.shaping import ShapingConfig
-from rlvr_audit.shaping import shapings as S
-from rlvr_audit.shaping.estimators import grpo_advantages, passk_advantages
-from rlvr_audit.shaping.pipeline import token_advantages
+from rlvr_boundary.shaping import ShapingConfig
+from rlvr_boundary.shaping import shapings as S
+from rlvr_boundary.shaping.estimators import grpo_advantages, passk_advantages
+from rlvr_boundary.shaping.pipeline import token_advantages
 
 PPLS = np.array([[1.2, 1.5, 1.8, 2.1, 2.4]])
 

@@ -10,11 +10,11 @@ from hypothesis.extra import numpy as hnp
 
 torch = pytest.importorskip("torch")
 
-from rlvr_audit.shaping import ShapingConfig
-from rlvr_audit.shaping import estimators as E
-from rlvr_audit.shaping import shapings as S
-from rlvr_audit.shaping import torch_ops as T
-from rlvr_audit.shaping.pipeline import token_advantages as np_token_advantages
+from rlvr_boundary.shaping import ShapingConfig
+from rlvr_boundary.shaping import estimators as E
+from rlvr_boundary.shaping import shapings as S
+from rlvr_boundary.shaping import torch_ops as T
+from rlvr_boundary.shaping.pipeline import token_advantages as np_token_advantages
 
 pytestmark = pytest.mark.torch
 

@@ -17,8 +17,8 @@ pytest.importorskip("datasets")
 
 import torch
 
-from rlvr_audit.shaping import ShapingConfig
-from rlvr_audit.shaping.pipeline import token_advantages
+from rlvr_boundary.shaping import ShapingConfig
+from rlvr_boundary.shaping.pipeline import token_advantages
 
 pytestmark = pytest.mark.torch
 
@@ -176,7 +176,7 @@ def test_unscored_completions_get_zero_advantage(tmp_path):
     unscored = np.isnan(raw)
     assert unscored.sum() == 6
     r = np.where(unscored, 0.0, raw).reshape(-1, 4)
-    from rlvr_audit.shaping.estimators import grpo_advantages
+    from rlvr_boundary.shaping.estimators import grpo_advantages
 
     ref = np.where(unscored, 0.0, grpo_advantages(r).reshape(-1))
     np.testing.assert_allclose(got["adv"].numpy(), ref, rtol=1e-5, atol=1e-6)

@@ -21,10 +21,10 @@ core_algos = pytest.importorskip("verl.trainer.ppo.core_algos")
 
 from omegaconf import OmegaConf
 
-from rlvr_audit.shaping import ShapingConfig
-from rlvr_audit.shaping import shapings as S
-from rlvr_audit.shaping.adapters import verl as adapter
-from rlvr_audit.shaping.pipeline import token_advantages
+from rlvr_boundary.shaping import ShapingConfig
+from rlvr_boundary.shaping import shapings as S
+from rlvr_boundary.shaping.adapters import verl as adapter
+from rlvr_boundary.shaping.pipeline import token_advantages
 
 pytestmark = pytest.mark.torch
 
@@ -97,7 +97,7 @@ def test_registered_estimators_match_verls_own(ours, theirs, algo):
 def test_passk_and_position_through_verl_equal_numpy_pipeline(monkeypatch):
     scores, lengths, mask, rewards, uid = make_batch(1)
     monkeypatch.setenv(adapter.ENV_VAR, json.dumps({"position": True, "pos_window": [0, 2]}))
-    algo = {"gamma": 1.0, "lam": 1.0, "rlvr_audit": {"k": 2}}  # Hydra node overrides the env
+    algo = {"gamma": 1.0, "lam": 1.0, "rlvr_boundary": {"k": 2}}  # Hydra node overrides the env
     ref_cfg = ShapingConfig(estimator="passk", k=2, position=True, pos_window=(0, 2))
     ref = token_advantages(ref_cfg, scores.reshape(P, G), mask, step=1)
     got = run_compute_advantage("rlvr_passk", rewards, mask, uid, algo)  # step 1: inside (0, 2)
@@ -228,6 +228,6 @@ def test_shell_recipe_overrides_name_real_verl_config_keys():
     assert core_algos.get_adv_estimator_fn(est) is adapter.ESTIMATOR_FUNCTIONS[est]
     assert core_algos.get_policy_loss_fn(loss) is adapter.compute_policy_loss_rlvr_ppl
     # the options JSON of the recipe is valid for the adapter
-    options = re.search(r"RLVR_AUDIT_SHAPING='(.+?)'", script).group(1)
+    options = re.search(r"RLVR_BOUNDARY_SHAPING='(.+?)'", script).group(1)
     cfg_opts, extra = adapter._split(json.loads(options))
     assert cfg_opts.estimator == "passk" and cfg_opts.k == 4 and cfg_opts.position

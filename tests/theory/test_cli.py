@@ -1,4 +1,4 @@
-"""The `rlvr-audit theory` verb end to end, and the pure-dependency contract."""
+"""The `rlvr-boundary theory` verb end to end, and the pure-dependency contract."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-import rlvr_audit.theory as theory
-from rlvr_audit.cli import main
-from rlvr_audit.theory.specialization import three_by_three
-from rlvr_audit.theory.stiemke import check_direction, check_weights
+import rlvr_boundary.theory as theory
+from rlvr_boundary.cli import main
+from rlvr_boundary.theory.specialization import three_by_three
+from rlvr_boundary.theory.stiemke import check_direction, check_weights
 
 THREE = ("strategy,pi0,x1,x2,x3\nspec1,0.4,1.0,0.0,0.6\nspec2,0.4,0.0,1.0,0.6\n"
          "general,0.2,0.6,0.6,0.7\n")
@@ -83,7 +83,7 @@ def test_bad_matrix_is_refused_with_location(tmp_path, capsys, text, where):
 
 
 def test_theory_package_imports_with_heavy_packages_blocked():
-    modules = [f"rlvr_audit.theory.{m.name}" for m in pkgutil.iter_modules(theory.__path__)]
+    modules = [f"rlvr_boundary.theory.{m.name}" for m in pkgutil.iter_modules(theory.__path__)]
     assert len(modules) >= 8
     blocked = ["torch", "pyarrow", "rich", "matplotlib", "pandas", "polars", "transformers"]
     code = (
@@ -95,8 +95,8 @@ def test_theory_package_imports_with_heavy_packages_blocked():
         "sys.meta_path.insert(0, Block())\n"
         f"for m in {modules!r}:\n"
         "    __import__(m)\n"
-        "from rlvr_audit.theory.stiemke import alternative\n"
-        "from rlvr_audit.theory.specialization import three_by_three\n"
+        "from rlvr_boundary.theory.stiemke import alternative\n"
+        "from rlvr_boundary.theory.specialization import three_by_three\n"
         "print(alternative(three_by_three())['free_lunch'])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

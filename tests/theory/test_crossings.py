@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.core.compare import crossing_bound
-from rlvr_audit.theory import crossings as C
-from rlvr_audit.theory.suite import OMNI_MATH, claim_anchor
+from rlvr_boundary.core.compare import crossing_bound
+from rlvr_boundary.theory import crossings as C
+from rlvr_boundary.theory.suite import OMNI_MATH, claim_anchor
 
 rates = st.lists(st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0]),
                  min_size=1, max_size=12)

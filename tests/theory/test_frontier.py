@@ -7,16 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.theory import generators as G
-from rlvr_audit.theory.frontier import (
+from rlvr_boundary.theory import generators as G
+from rlvr_boundary.theory.frontier import (
     achieved_floor,
     best_at_floor,
     best_at_floor_brute,
     price_frontier,
     tilt_path,
 )
-from rlvr_audit.theory.model import pass1, success, tilt
-from rlvr_audit.theory.specialization import three_by_three
+from rlvr_boundary.theory.model import pass1, success, tilt
+from rlvr_boundary.theory.specialization import three_by_three
 
 
 @settings(max_examples=60, deadline=None)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlvr_audit.theory import generators as G
-from rlvr_audit.theory.specialization import dominance_margin, is_exclusive
+from rlvr_boundary.theory import generators as G
+from rlvr_boundary.theory.specialization import dominance_margin, is_exclusive
 
 
 @pytest.mark.parametrize("name", list(G.GENERATORS))

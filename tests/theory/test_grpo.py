@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.theory import generators as G
-from rlvr_audit.theory.grpo import (
+from rlvr_boundary.theory import generators as G
+from rlvr_boundary.theory.grpo import (
     GRPOSettings,
     _expected_step,
     _sampled_step,
@@ -16,7 +16,7 @@ from rlvr_audit.theory.grpo import (
     simulate_grpo,
     tv_to_tilt,
 )
-from rlvr_audit.theory.model import entropy, tilt, tv
+from rlvr_boundary.theory.model import entropy, tilt, tv
 
 
 @settings(max_examples=40, deadline=None)

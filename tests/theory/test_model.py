@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rlvr_audit.theory.model import (
+from rlvr_boundary.theory.model import (
     check_model,
     entropy,
     fbar,

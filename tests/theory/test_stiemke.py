@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from rlvr_audit.theory import generators as G
-from rlvr_audit.theory.model import success, tilt
-from rlvr_audit.theory.specialization import (
+from rlvr_boundary.theory import generators as G
+from rlvr_boundary.theory.model import success, tilt
+from rlvr_boundary.theory.specialization import (
     argmax_blocks,
     dominance_margin,
     equalizing_weights_from_blocks,
@@ -18,7 +18,7 @@ from rlvr_audit.theory.specialization import (
     specialization_report,
     three_by_three,
 )
-from rlvr_audit.theory.stiemke import (
+from rlvr_boundary.theory.stiemke import (
     alternative,
     check_direction,
     check_weights,

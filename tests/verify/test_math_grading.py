@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_audit.examples import example_dir
-from rlvr_audit.verify.math import MathOptions, grade_math, grade_math_job, options_to_json
-from rlvr_audit.verify.pool import TimeoutPool
+from rlvr_boundary.examples import example_dir
+from rlvr_boundary.verify.math import MathOptions, grade_math, grade_math_job, options_to_json
+from rlvr_boundary.verify.pool import TimeoutPool
 
 CORPUS = [json.loads(x) for x in
           (Path(__file__).with_name("grading_corpus.jsonl")).read_text(encoding="utf-8").splitlines()]
@@ -117,7 +117,7 @@ def test_pathological_inputs_through_the_pool_end_within_timeout_plus_one(inner)
              for t in PATHOLOGICAL] + [("1/2", "\\boxed{\\dfrac{1}{2}}", opts)]
     t0 = time.monotonic()
     with TimeoutPool(grade_math_job, workers=2, timeout=timeout,
-                     preload=("rlvr_audit.verify.math", "math_verify", "sympy")) as pool:
+                     preload=("rlvr_boundary.verify.math", "math_verify", "sympy")) as pool:
         got = dict(pool.map(items))
     assert sorted(got) == list(range(len(items)))
     for i, r in got.items():

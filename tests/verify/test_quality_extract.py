@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_audit.verify.canonical import canonical_answer
-from rlvr_audit.verify.extract import ExtractOptions, extract_answer
-from rlvr_audit.verify.quality import (
+from rlvr_boundary.verify.canonical import canonical_answer
+from rlvr_boundary.verify.extract import ExtractOptions, extract_answer
+from rlvr_boundary.verify.quality import (
     boxed_answers,
     cjk_share,
     cut_after_answer,
@@ -152,7 +152,7 @@ def test_redundancy3_matches_a_counter(text):
 
 
 def test_quality_flag_keys_are_the_schema_columns():
-    from rlvr_audit.io.schema import ROLLOUT_BY_NAME
+    from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
 
     f = quality_flags("x")
     assert set(f) == {c for c in ROLLOUT_BY_NAME if c.startswith("q_")}
@@ -196,7 +196,7 @@ def test_canonical_refuses_huge_work_fast():
 
 
 def test_squarefree_matches_brute_force():
-    from rlvr_audit.verify.canonical import _squarefree
+    from rlvr_boundary.verify.canonical import _squarefree
 
     for n in list(range(1, 3000)) + [10007 ** 2, 10007 * 10009, 2 * 10007 ** 2, 999_983 ** 2]:
         g, r = _squarefree(n)
@@ -239,7 +239,7 @@ def _expr():
 @given(_expr(), _expr())
 def test_surd_classes_are_sound(a, b):
     """The exact value agrees with float arithmetic; one class -> one value (no wrong merge)."""
-    from rlvr_audit.verify.canonical import evaluate_surd, format_surd
+    from rlvr_boundary.verify.canonical import evaluate_surd, format_surd
 
     (sa, fa), (sb, fb) = a, b
     ca, cb = canonical_answer(sa), canonical_answer(sb)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from rlvr_audit.verify.code import grade_code
-from rlvr_audit.verify.sandbox import SandboxOptions, namespace_prefix, run_python
+from rlvr_boundary.verify.code import grade_code
+from rlvr_boundary.verify.sandbox import SandboxOptions, namespace_prefix, run_python
 
 OPTS = SandboxOptions(timeout=3.0, cpu_seconds=10)
 ALLOW = SandboxOptions(timeout=3.0, cpu_seconds=10, allow_processes=True)
@@ -51,7 +51,7 @@ def test_fork_bomb_is_refused_by_default():
 
 
 def test_fork_bomb_is_capped_and_killed_when_processes_are_allowed():
-    from rlvr_audit.verify.sandbox import pids_cgroup_base
+    from rlvr_boundary.verify.sandbox import pids_cgroup_base
 
     if os.geteuid() == 0 and pids_cgroup_base() is None:
         pytest.skip("running as root without a pids cgroup: RLIMIT_NPROC does not apply to root")
@@ -173,7 +173,7 @@ def test_lone_surrogates_in_a_program_do_not_crash_the_grader():
 
 
 def test_extract_code_takes_the_last_python_block_after_thinking():
-    from rlvr_audit.verify.code import extract_code
+    from rlvr_boundary.verify.code import extract_code
 
     text = ("<think>draft:\n```python\nprint(0)\n```\n</think>Here:\n```bash\nls\n```\n"
             "```python\nprint(1)\n```\nand finally\n```py\nprint(2)\n```\nDone.")
@@ -190,7 +190,7 @@ def test_prose_around_code_is_not_run():
 
 
 def test_humaneval_entry_point_calls_check():
-    from rlvr_audit.verify.code import code_spec
+    from rlvr_boundary.verify.code import code_spec
 
     spec = code_spec({"test": "def check(candidate):\n    assert candidate(2) == 4\n",
                       "entry_point": "double"})
@@ -201,7 +201,7 @@ def test_humaneval_entry_point_calls_check():
 
 
 def test_stdio_cases_in_both_layouts():
-    from rlvr_audit.verify.code import code_spec
+    from rlvr_boundary.verify.code import code_spec
 
     prog = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
     listed = code_spec({"test_cases": [{"input": "1 2\n", "output": "3\n"},

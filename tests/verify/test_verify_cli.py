@@ -1,4 +1,4 @@
-"""``rlvr-audit verify`` end to end: grading, resume, code task, errors."""
+"""``rlvr-boundary verify`` end to end: grading, resume, code task, errors."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pyarrow as pa
 import pyarrow.compute  # noqa: F401 - pa.compute
 import pytest
 
-from rlvr_audit.cli import main
-from rlvr_audit.io.rollouts import read_rollouts, reduce_counts, write_rollouts
-from rlvr_audit.verify.math import MathOptions
-from rlvr_audit.verify.run import VerifyOptions, verify_table
+from rlvr_boundary.cli import main
+from rlvr_boundary.io.rollouts import read_rollouts, reduce_counts, write_rollouts
+from rlvr_boundary.verify.math import MathOptions
+from rlvr_boundary.verify.run import VerifyOptions, verify_table
 
 RAW = ("prompt_id", "model", "sample_idx")
 
@@ -117,7 +117,7 @@ def test_verified_table_feeds_compare(tmp_path):
 
 
 def _math500():
-    from rlvr_audit.examples import example_dir
+    from rlvr_boundary.examples import example_dir
 
     return [json.loads(x) for x in (example_dir("math500") / "test.jsonl").read_text().splitlines()]
 
@@ -151,7 +151,7 @@ def test_math500_solutions_end_to_end_into_one_parquet_file(tmp_path, capsys):
     assert set(t["verify_status"].to_pylist()) == {"ok"}
     assert t.filter(pa.compute.equal(t["model"], "ref"))["q_no_boxed"].to_pylist() == [False] * n
     manifest = json.loads((tmp_path / "graded.manifest.json").read_text())
-    assert manifest["verifier"]["name"] == "canonical (rlvr-audit)"
+    assert manifest["verifier"]["name"] == "canonical (rlvr-boundary)"
     assert manifest["text_field"] == "completion"
     doc = json.loads(res.read_text())
     assert doc["kind"] == "verify" and doc["rows"] == 2 * n and doc["correct"] == n + 3

@@ -1,5 +1,0 @@
-"""CLI verbs, one module each; see :mod:`rlvr_audit.cli`.
-
-A verb module defines ``register(subparsers)`` and keeps imports of heavy
-libraries inside the function that runs the verb.
-"""

@@ -1,0 +1,337 @@
+"""Every number of the audit report, from aligned counts (and optional per-sample facts).
+
+This is the orchestration behind ``rlvr-boundary report``: it calls the numeric core
+(:mod:`rlvr_boundary.core`) for a base model and any number of checkpoints and
+returns a JSON-ready dict. Reading files lives in :mod:`rlvr_boundary.report.samples`,
+drawing in :mod:`rlvr_boundary.report.figures`, HTML in :mod:`rlvr_boundary.report.html`.
+
+Sections computed here:
+
+- pass@k of every model on one grid, and the pairwise comparison of each
+  checkpoint with the base (:func:`rlvr_boundary.comparison.compare_aligned`);
+- coverage at the audit budget K: solved sets, every intersection (UpSet),
+  the 2x2 tables, accuracy histograms (0 and 1 apart), ranked regressions/gains;
+- support dynamics (P/E/S/O, SRR, NDR, SDS, NSCR) per problem, and per distinct
+  correct answer when extracted answers are present;
+- the training evolution when checkpoint labels carry a step number;
+- the budget advisor: the best model at each deployment budget and whether the
+  simultaneous band separates it from the runner-up;
+- the lucky-guess review list: problems a model solves rarely (0 < c/n < 5%).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlvr_boundary.comparison import (
+    CompareOptions,
+    compare_aligned,
+    gain_run_end,
+    parse_ks,
+    verdict,
+)
+from rlvr_boundary.core import compare as cc
+from rlvr_boundary.core import coverage as cv
+from rlvr_boundary.core import support as sp
+from rlvr_boundary.core.passk import pass_at_k
+from rlvr_boundary.io.counts import Aligned
+
+
+@dataclass
+class ReportOptions:
+    """Options of ``rlvr-boundary report`` (recorded in the JSON result)."""
+
+    base: str | None = None
+    """Label of the base model; default: a model labelled 'base', else the first model read."""
+    k: int | None = None
+    """Audit budget K for coverage and support; default the smallest n over all models."""
+    ks: str | None = None
+    """pass@k grid, e.g. "1-128"; default every k from 1 to the smallest n."""
+    zeta: float = 0.05
+    """Miss probability of the empirical support and of 'solved at K' (pass@K >= 1 - zeta)."""
+    bootstrap: int = 4000
+    """Gaussian multipliers of the simultaneous bands and paired-bootstrap resamples."""
+    alpha: float = 0.05
+    """1 - confidence level of the bands and bootstrap intervals."""
+    seed: int = 0
+    """Seed of every random draw."""
+    top: int = 10
+    """Number of most regressed / most improved prompts listed."""
+    lucky_below: float = 0.05
+    """A problem is a 'lucky guess' candidate when 0 < c/n < lucky_below."""
+    lucky_max: int = 30
+    """At most this many lucky-guess problems are listed (rarest first)."""
+    diversity_k: int | None = None
+    """Budget of the answer-diversity statistics; default min(16, smallest n)."""
+    intersect: bool = False
+    """Audit the common prompts when the models' prompt sets differ (else an error)."""
+    format: str = "auto"
+    """Input format name, or auto-detection."""
+    figures: bool = True
+    """Write the figures as PNG and PDF beside the report."""
+
+
+_STEP = re.compile(r"(?:global[_-]?)?step[_-]?(\d+)|(?:^|[_-])s(\d+)$|ckpt[_-]?(\d+)", re.I)
+
+
+def step_of(label: str) -> int | None:
+    """Training step encoded in a checkpoint label ('step-200', 'global_step_40', ...)."""
+    m = _STEP.search(label)
+    if not m:
+        return None
+    return int(next(g for g in m.groups() if g is not None))
+
+
+def choose_base(models: list[str], requested: str | None) -> str:
+    """The base label: the requested one, else 'base' if present, else the first."""
+    from rlvr_boundary.errors import InputError
+
+    if requested is not None:
+        if requested not in models:
+            raise InputError(f"--base '{requested}' is not among the models read: "
+                             f"{', '.join(models)}", field="base")
+        return requested
+    for m in models:
+        if m.lower() == "base":
+            return m
+    return models[0]
+
+
+def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
+                answers: dict | None = None) -> dict:
+    """Compute the whole audit.
+
+    Parameters
+    ----------
+    aligned
+        Counts of every model on the common prompts (``(M, P)``).
+    opts
+        Report options.
+    base
+        Label of the base model (one of ``aligned.models``).
+    answers
+        Optional ``{model: list of P dicts answer -> count}`` over *all* samples
+        (None answers under the key ``None``) and ``{model: list of P dicts}`` of
+        the correct samples only, as ``{"all": ..., "correct": ...}``; enables the
+        diversity and per-answer support sections.
+
+    Returns
+    -------
+    dict
+        JSON-ready audit payload.
+    """
+    models = list(aligned.models)
+    others = [m for m in models if m != base]
+    n, c = aligned.n, aligned.c  # (M, P)
+    P = n.shape[1]
+    n_min = int(n.min())
+    ks = parse_ks(opts.ks, n_min)
+    K = int(opts.k) if opts.k is not None else n_min
+    if K < 1 or K > n_min:
+        from rlvr_boundary.errors import InputError
+
+        raise InputError(f"audit budget K = {K} must lie in 1..{n_min} (the smallest n)", field="k")
+    curves = {m: pass_at_k(n[i], c[i], ks) for i, m in enumerate(models)}  # each (P, K)
+    out: dict = {
+        "models": models, "base": base, "checkpoints": others, "n_prompts": P,
+        "prompt_ids": aligned.prompt_ids.tolist(),
+        "n_samples": {m: {"min": int(n[i].min()), "max": int(n[i].max())}
+                      for i, m in enumerate(models)},
+        "ks": ks, "K": K, "zeta": opts.zeta,
+        "pass_at_k": {m: curves[m].mean(axis=0) for m in models},
+        "dropped": aligned.dropped,
+    }
+    cmp_opts = CompareOptions(ks=opts.ks, bootstrap=opts.bootstrap, alpha=opts.alpha,
+                              seed=opts.seed)
+    out["comparisons"] = {}
+    for m in others:
+        res = compare_aligned(aligned, base, m, cmp_opts)
+        res["verdict"] = verdict(res)
+        out["comparisons"][m] = res
+    out["coverage"] = _coverage(aligned, base, others, K, opts)
+    out["support"] = _support(aligned, base, others, K, opts, answers)
+    out["diversity"] = _diversity(models, answers, n_min, opts)
+    out["evolution"] = _evolution(models, base, curves, ks, K)
+    out["advisor"] = _advisor(models, curves, ks, opts)
+    out["lucky"] = _lucky(aligned, opts)
+    out["summary"] = _summary(out)
+    return out
+
+
+def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
+              opts: ReportOptions) -> dict:
+    models = list(aligned.models)
+    n, c = aligned.n, aligned.c
+    solved = cv.solved_at_k(n, c, K, tau=1 - opts.zeta)  # (M, P)
+    inter = cv.intersections(solved, models)
+    ib = models.index(base)
+    tables, ranks = {}, {}
+    ids = aligned.prompt_ids.tolist()
+    for m in others:
+        i = models.index(m)
+        t = cv.table_2x2(solved[ib], solved[i])
+        tables[m] = {"both": int(t[1, 1]), "base_only": int(t[1, 0]),
+                     "rl_only": int(t[0, 1]), "neither": int(t[0, 0])}
+        # Ranked by accuracy c/n (pass@1): finer than pass@K, which is 0/1 at K = n.
+        rc = cv.rank_changes(n[ib], c[ib], n[i], c[i], None, prompt_ids=ids, top=opts.top)
+        ranks[m] = {kind: [{"prompt_id": ids[j], "base": float(b), "model": float(r),
+                            "delta": float(d), "c_base": int(c[ib, j]), "n_base": int(n[ib, j]),
+                            "c_model": int(c[i, j]), "n_model": int(n[i, j])}
+                           for j, d, b, r in zip(v["index"], v["delta"], v["base"], v["r"])]
+                    for kind, v in rc.items()}
+    hist = cv.accuracy_histogram(n, c)
+    return {
+        "K": K, "rule": f"solved at K when unbiased pass@K >= {1 - opts.zeta:g} "
+                        "(at K = n: at least one correct sample)",
+        "solved": {m: int(solved[i].sum()) for i, m in enumerate(models)},
+        "union": int(solved.any(axis=0).sum()),
+        "intersections": [{"models": list(x.models), "count": int(x.count)} for x in inter],
+        "table_2x2": tables,
+        "ranked": ranks,
+        "histogram": {"edges": hist["edges"],
+                      "labels": _hist_labels(hist["edges"]),
+                      "counts": {m: hist["counts"][i] for i, m in enumerate(models)}},
+    }
+
+
+def _hist_labels(edges) -> list[str]:
+    """'0', '(0, 0.1)', '[0.1, 0.2)', ..., '[0.9, 1)', '1': interior bins exclude 0 and 1."""
+    inner = [f"[{a:.2g}, {b:.2g})" for a, b in zip(edges[:-1], edges[1:])]
+    inner[0] = f"(0, {edges[1]:.2g})"
+    return ["0", *inner, "1"]
+
+
+def _support(aligned: Aligned, base: str, others: list[str], K: int, opts: ReportOptions,
+             answers: dict | None) -> dict:
+    models = list(aligned.models)
+    ib = models.index(base)
+    out = {"K": K, "zeta": opts.zeta, "epsilon": float(sp.epsilon_for_budget(K, opts.zeta)),
+           "problem": {}, "answer": {} if answers else None}
+    for m in others:
+        i = models.index(m)
+        res = sp.problem_support(aligned.n[ib], aligned.c[ib], aligned.n[i], aligned.c[i], K,
+                                 zeta=opts.zeta)
+        region = res.pop("region")
+        res["regions_by_prompt"] = {r: [aligned.prompt_ids[j] for j in np.flatnonzero(region == r)]
+                                    for r in ("E", "S")}
+        out["problem"][m] = res
+        if answers:
+            a = sp.answer_support(answers["correct"][base], answers["correct"][m],
+                                  aligned.n[ib], aligned.n[i], K, zeta=opts.zeta)
+            out["answer"][m] = {k: a[k] for k in ("P", "E", "S", "O", "SRR", "NDR", "SDS", "NSCR")}
+    return out
+
+
+def _diversity(models: list[str], answers: dict | None, n_min: int, opts: ReportOptions) -> dict | None:
+    if not answers:
+        return None
+    from rlvr_boundary.core.diversity import answer_diversity_many
+
+    k = opts.diversity_k or min(16, n_min)
+    out = {"k": k, "na_label": "NA", "models": {}}
+    for m in models:
+        per_prompt = [np.array(list(d.values()), dtype=np.int64) for d in answers["all"][m]]
+        res = answer_diversity_many(per_prompt, k=k)
+        out["models"][m] = {key: float(np.mean(res[key]))
+                            for key in ("distinct", "entropy", "exp_entropy", "inverse_simpson")}
+    return out
+
+
+def _evolution(models: list[str], base: str, curves: dict, ks: np.ndarray, K: int) -> dict | None:
+    steps = {m: step_of(m) for m in models if m != base}
+    stepped = {m: s for m, s in steps.items() if s is not None}
+    if len(stepped) < 2:
+        return None
+    order = sorted(stepped, key=stepped.get)
+    jK = int(np.flatnonzero(ks == K)[0]) if K in ks else len(ks) - 1
+    rows = [{"model": base, "step": 0 if base not in stepped else stepped[base],
+             "is_base": True, "pass_at_1": float(curves[base][:, 0].mean()),
+             "pass_at_K": float(curves[base][:, jK].mean())}]
+    rows += [{"model": m, "step": stepped[m], "is_base": False,
+              "pass_at_1": float(curves[m][:, 0].mean()),
+              "pass_at_K": float(curves[m][:, jK].mean())} for m in order]
+    return {"K": int(ks[jK]), "rows": rows}
+
+
+def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions) -> list[dict]:
+    """Best model at each deployment budget, and whether the band separates it.
+
+    For each budget on a power-of-two sub-grid (plus the largest k), the best
+    model has the largest mean pass@k. Its lead over the runner-up is
+    'supported' when the simultaneous band of their paired difference, computed
+    over the whole grid, is above 0 at that budget.
+    """
+    show = [k for k in ks if k & (k - 1) == 0]
+    if ks[-1] not in show:
+        show.append(int(ks[-1]))
+    means = np.stack([curves[m].mean(axis=0) for m in models])  # (M, K)
+    bands: dict = {}
+    rows = []
+    for k in show:
+        j = int(np.flatnonzero(ks == k)[0])
+        order = np.argsort(-means[:, j], kind="stable")
+        best = models[order[0]]
+        row = {"k": int(k), "best": best, "pass_at_k": float(means[order[0], j])}
+        if len(models) > 1:
+            second = models[order[1]]
+            key = (best, second)
+            if key not in bands:
+                band = cc.simultaneous_band(curves[best] - curves[second],
+                                            n_multipliers=opts.bootstrap, alpha=opts.alpha,
+                                            seed=opts.seed)
+                bands[key] = band
+            band = bands[key]
+            row.update({"runner_up": second, "lead": float(means[order[0], j] - means[order[1], j]),
+                        "band": [float(band["lower"][j]), float(band["upper"][j])],
+                        "supported": bool(band["lower"][j] > 0)})
+        rows.append(row)
+    return rows
+
+
+def _lucky(aligned: Aligned, opts: ReportOptions) -> list[dict]:
+    """Problems a model solves rarely: 0 < c/n < lucky_below, rarest first."""
+    rows = []
+    for i, m in enumerate(aligned.models):
+        rate = aligned.c[i] / aligned.n[i]
+        for j in np.flatnonzero((aligned.c[i] > 0) & (rate < opts.lucky_below)):
+            rows.append({"model": m, "prompt_id": str(aligned.prompt_ids[j]),
+                         "c": int(aligned.c[i, j]), "n": int(aligned.n[i, j]),
+                         "rate": float(rate[j]),
+                         "others": {o: f"{int(aligned.c[q, j])}/{int(aligned.n[q, j])}"
+                                    for q, o in enumerate(aligned.models) if q != i}})
+    rows.sort(key=lambda r: (r["rate"], r["model"], r["prompt_id"]))
+    return rows[: opts.lucky_max] if opts.lucky_max else rows
+
+
+def _summary(out: dict) -> list[str]:
+    """Plain-words verdict lines, one per checkpoint, plus coverage and support."""
+    lines = []
+    base = out["base"]
+    for m, res in out["comparisons"].items():
+        losses = res.get("loss_budgets") or []
+        run_end = gain_run_end(res)
+        bits = [f"{m} vs {base}:"]
+        d1 = res["diff"][0]
+        bits.append(f"pass@1 {'+' if d1 >= 0 else '-'}{abs(d1) * 100:.2f} points")
+        if run_end is not None:
+            bits.append(f"gains up to k = {run_end}")
+        elif d1 > 0:
+            bits.append("the pass@1 gain is not supported by the band")
+        if losses:
+            bits.append(f"loses from k = {losses[0]}")
+        if res["k_star"] is not None:
+            bits.append(f"curves cross at k* = {res['k_star']}")
+        if res["price"] > 0:
+            bits.append(f"price {res['price'] * 100:.2f} points at k = {res['price_k']}")
+        else:
+            bits.append("no pass@k price on the grid")
+        t = out["coverage"]["table_2x2"][m]
+        s = out["support"]["problem"][m]
+        bits.append(f"at K = {out['K']} it solves {t['rl_only']} problems the base does not and "
+                    f"misses {t['base_only']} the base solves (SRR {s['SRR']:.3f}, "
+                    f"NDR {s['NDR']:.3f}, NSCR {s['NSCR']:+.3f})")
+        lines.append(bits[0] + " " + "; ".join(bits[1:]) + ".")
+    return lines

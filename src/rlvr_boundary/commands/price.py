@@ -1,0 +1,55 @@
+"""``rlvr-boundary price``: the count-free pass@k price diagnostic of the No Free Lunch paper."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "price",
+        help="crossings, bound, price and k* from two columns of success rates or a printed curve",
+        description="Reads per-prompt success rates of base and RL (two columns, CSV/TSV/space, "
+                    "optional header) or a published aggregate curve (three columns: k, pass@k "
+                    "base, pass@k RL) from FILE or stdin.")
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="table (default: stdin)")
+    p.add_argument("--kind", choices=["auto", "rates", "curve"], default="auto",
+                   help="input kind (default: 2 columns = rates, 3 = curve)")
+    p.add_argument("--ks", metavar="GRID", help="budget grid for rates (default 1-1024)")
+    p.add_argument("--round", type=int, dest="round_decimals", metavar="D",
+                   help="round rates to D decimals before merging equal values in the bound")
+    p.add_argument("--json", metavar="OUT", help="write the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rlvr_boundary.console import console
+    from rlvr_boundary.price_diagnostic import PriceOptions, diagnose_text, read_source
+    from rlvr_boundary.results import write_result
+
+    opts = PriceOptions(ks=args.ks, kind=args.kind, round_decimals=args.round_decimals)
+    text, source = read_source(args.file)
+    res = diagnose_text(text, source, opts)
+    res["input"] = source
+    ks = list(res["ks"])
+    if res["input_kind"] == "rates":
+        console.print(f"{res['n_prompts']} prompts; rate curves 1-(1-p)^k on k = {ks[0]}..{ks[-1]} "
+                      f"({len(ks)} budgets)")
+        console.print(f"crossings: {res['n_crossings']}; bound (generalized Descartes): "
+                      f"{res['crossing_bound']} (V = {res['crossing_bound_V']})")
+    else:
+        console.print(f"published curve at k = {', '.join(map(str, ks))}")
+        console.print(f"crossings: {res['n_crossings']} in "
+                      + (", ".join(f"({a}, {b}]" for a, b in res["crossing_intervals"]) or "-"))
+    for c in res["crossings"]:
+        console.print(f"  {c['direction'].replace('_', ' ')} between k = {c['k_before']} and "
+                      f"{c['k_after']} (log-k interpolation: {c['k_continuous']:.1f})")
+    console.print(f"k* = {res['k_star']}; price = {res['price']:.4f}"
+                  + (f" at k = {res['price_k']}" if res["price_k"] is not None else ""))
+    if res["input_kind"] == "rates":
+        console.print(f"as k -> infinity, D -> {res['asymptotic_diff']:+.4f} "
+                      "(difference in the share of prompts with nonzero success rate)")
+    if args.json:
+        write_result(args.json, "price", opts, res)
+        console.print(f"wrote {args.json}")
+    return 0

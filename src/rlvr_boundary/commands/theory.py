@@ -1,0 +1,224 @@
+"""``rlvr-boundary theory``: the No Free Lunch lab (verify, frontier, diagnose)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+
+@dataclass
+class TheoryVerifyOptions:
+    """Options of ``rlvr-boundary theory verify``."""
+
+    quick: bool = False
+    """Fewer instances per claim (for CI)."""
+    seed: int = 20260003
+    """Base seed of the suite (fixed; claim i draws from ``default_rng(seed + i)``)."""
+
+
+@dataclass
+class FrontierOptions:
+    """Options of ``rlvr-boundary theory frontier``."""
+
+    taus: int = 21
+    """Number of floors tau, evenly spaced on [0, 1]."""
+    kmax: int = 1024
+    """Largest budget of the worst pass@k loss (powers of two up to kmax)."""
+
+
+@dataclass
+class DiagnoseOptions:
+    """Options of ``rlvr-boundary theory diagnose``."""
+
+    matrix: str = ""
+    """The fitness matrix CSV that was diagnosed."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("theory", help="No Free Lunch theory lab: verify, frontier, diagnose",
+                       description="The shared-strategy model of the No Free Lunch paper: a "
+                                   "fixed-seed verification suite, the price frontier of a fitness "
+                                   "matrix, and the free-lunch diagnosis.")
+    tsub = p.add_subparsers(dest="theory_command", required=True, metavar="SUBCOMMAND")
+    v = tsub.add_parser("verify", help="re-check every claim on fixed-seed instances")
+    v.add_argument("--quick", action="store_true", help="fewer instances per claim (CI)")
+    v.add_argument("--json", metavar="OUT", default="theory-verify.json",
+                   help="where to write the results as JSON (theory-verify.json)")
+    v.set_defaults(func=run_verify)
+    f = tsub.add_parser("frontier", help="plot the price frontier and the tilt path of a matrix")
+    f.add_argument("matrix", metavar="MATRIX",
+                   help="CSV: header 'strategy,pi0,<prompt ids...>', one row per strategy")
+    f.add_argument("--out", default="frontier.png", metavar="FIG", help="figure (.png/.pdf/.svg)")
+    f.add_argument("--json", metavar="OUT", help="write the frontier and path as JSON")
+    f.add_argument("--taus", type=int, default=21, help="number of floors tau in [0, 1] (21)")
+    f.add_argument("--kmax", type=int, default=1024, help="largest budget of the pass@k loss")
+    f.set_defaults(func=run_frontier)
+    d = tsub.add_parser("diagnose", help="is there a free lunch? the direction or the weights")
+    d.add_argument("matrix", metavar="MATRIX", help="CSV as for 'frontier'")
+    d.add_argument("--json", metavar="OUT", help="write the diagnosis as JSON")
+    d.set_defaults(func=run_diagnose)
+
+
+def read_matrix(path):
+    """``(names, pi0, F, prompts)`` from the CSV; errors name the line and field."""
+    import csv
+    from pathlib import Path
+
+    import numpy as np
+
+    from rlvr_boundary.errors import InputError
+
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise InputError("need a header and at least one strategy row", path=path)
+    head = [h.strip() for h in rows[0]]
+    if len(head) < 3 or head[1].lower() != "pi0":
+        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=path, line=1)
+    names, pi0, F = [], [], []
+    for i, r in enumerate(rows[1:], start=2):
+        if len(r) != len(head):
+            raise InputError(f"expected {len(head)} fields, found {len(r)}", path=path, line=i)
+        names.append(r[0].strip())
+        try:
+            vals = [float(x) for x in r[1:]]
+        except ValueError:
+            raise InputError("expected numbers after the strategy name", path=path, line=i) from None
+        if not all(0 <= v <= 1 for v in vals):
+            raise InputError("pi0 and fitness values must lie in [0, 1]", path=path, line=i)
+        pi0.append(vals[0])
+        F.append(vals[1:])
+    pi0 = np.array(pi0)
+    if abs(pi0.sum() - 1) > 1e-6:
+        raise InputError(f"pi0 must sum to 1 (sums to {pi0.sum():.6g})", path=path, field="pi0")
+    return names, pi0 / pi0.sum(), np.array(F), head[2:]
+
+
+def run_verify(args) -> int:
+    from rich.table import Table
+
+    from rlvr_boundary.console import console
+    from rlvr_boundary.results import write_result
+    from rlvr_boundary.theory.suite import SEED, run_suite
+
+    opts = TheoryVerifyOptions(quick=args.quick, seed=SEED)
+    with console.status("running the verification suite") as st:
+        res = run_suite(quick=args.quick, progress=lambda name: st.update(f"checking {name}"))
+    t = Table(show_header=True, header_style="bold", show_lines=True)
+    for c, kw in (("status", {"no_wrap": True}), ("claim", {"ratio": 2}), ("instances", {"justify": "right"}),
+                  ("figure", {"ratio": 3}), ("s", {"justify": "right"})):
+        t.add_column(c, overflow="fold", **kw)
+    for c in res:
+        color = {"PASS": "green", "FAIL": "red"}.get(c["status"], "yellow")
+        t.add_row(f"[{color}]{c['status']}[/]", c["claim"], f"{c['instances']:,}", c["figure"],
+                  f"{c['seconds']:.1f}")
+    console.print(t)
+    failed = [c for c in res if c["status"] == "FAIL"]
+    passed = sum(c["status"] == "PASS" for c in res)
+    console.print(f"{passed} PASS, {len(failed)} FAIL, {len(res) - passed - len(failed)} MEASURED "
+                  f"({'quick' if args.quick else 'full'} suite, "
+                  f"{sum(c['seconds'] for c in res):.1f} s)")
+    write_result(args.json, "theory-verify", opts,
+                 {"claims": res, "passed": passed, "failed": len(failed)})
+    console.print(f"wrote {args.json}")
+    return 1 if failed else 0
+
+
+def run_frontier(args) -> int:
+    import numpy as np
+
+    from rlvr_boundary.console import console
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.results import write_result
+    from rlvr_boundary.theory.frontier import price_frontier, tilt_path
+
+    if args.taus < 2 or args.kmax < 1:
+        raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
+    opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
+    names, pi0, F, _ = read_matrix(args.matrix)
+    ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(args.kmax)) + 1), args.kmax))  # (K,)
+    front = price_frontier(F, pi0, np.linspace(0, 1, args.taus), ks)
+    path = tilt_path(F, pi0, ks=ks)
+    _plot(front, path, args.out)
+    for r in front[:: max(1, len(front) // 6)] + [front[-1]]:
+        console.print(f"tau = {r['tau']:.2f}: pass@1 gain {r['gain']:+.4f}, worst pass@k loss "
+                      f"{r['price']:.4f}" + (f" at k = {r['price_k']:g}" if r["price_k"] else ""))
+    console.print(f"wrote {args.out}")
+    if args.json:
+        write_result(args.json, "theory-frontier", opts,
+                     {"strategies": names, "frontier": front, "tilt_path": path})
+    return 0
+
+
+def _plot(front, path, out) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from rlvr_boundary.io.atomic import atomic_path
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    ax.plot([r["price"] for r in front], [r["gain"] for r in front], "o-", color="#0072B2",
+            label="price frontier (LP over floors tau)")
+    ax.plot([r["price"] for r in path], [r["gain"] for r in path], "--", color="#D55E00",
+            label="exponential tilt path")
+    ax.set_xlabel("worst pass@k loss (price)")
+    ax.set_ylabel("pass@1 gain")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, format=str(out).rsplit(".", 1)[-1])
+    plt.close(fig)
+
+
+def run_diagnose(args) -> int:
+    import numpy as np
+    from rich.markup import escape
+
+    from rlvr_boundary.console import console
+    from rlvr_boundary.results import write_result
+    from rlvr_boundary.theory.specialization import specialization_report
+    from rlvr_boundary.theory.stiemke import alternative
+
+    names, pi0, F, prompts = read_matrix(args.matrix)
+    res = alternative(F)
+    spec = specialization_report(F)
+    if res["free_lunch"]:
+        d = res["direction"]
+        gain = F.T @ d  # (X,)
+        console.print("[bold]A free lunch exists[/]: moving mass along d (sum 0) raises some prompts "
+                      "and lowers none, so pass@1 can rise at no pass@k price.")
+        for n, v in zip(names, d):
+            console.print(f"  d({escape(n)}) = {v:+.4f}")
+        console.print("  change of success per prompt, per unit step: " + ", ".join(
+            f"{escape(p)} {g:+.4f}" for p, g in zip(prompts, gain)))
+        room = [pi0[s] / -d[s] for s in range(d.size) if d[s] < 0]
+        console.print(f"  from pi0 the step can go up to {min(room):.4f} before a weight hits 0.")
+    else:
+        w = res["weights"]
+        console.print("[bold]No free lunch[/]: every change of mixture that raises pass@1 lowers some "
+                      "prompt. Certificate (Stiemke): strictly positive prompt weights under which "
+                      f"every strategy scores the same, {res['c']:.4f}:")
+        console.print("  " + ", ".join(f"{escape(p)} {v:.4f}" for p, v in zip(prompts, w)))
+    if spec["exclusive"]:
+        console.print("The matrix has exclusive specialization (every strategy has a prompt only it "
+                      "solves), which alone rules out a free lunch.")
+    if spec["dominance_margin"] is not None:
+        m = spec["dominance_margin"]
+        console.print(f"Dominance margin with blocks by best strategy: {m:+.4f} "
+                      + ("(> 0: dominant specialization, which alone rules out a free lunch)" if m > 0
+                         else "(<= 0: our dominance condition does not apply)"))
+    if args.json:
+        write_result(args.json, "theory-diagnose", DiagnoseOptions(matrix=str(args.matrix)),
+                     {"strategies": names, "prompts": prompts, "pi0": pi0,
+                      "free_lunch": res["free_lunch"],
+                      "direction": None if res["direction"] is None else np.asarray(res["direction"]),
+                      "prompt_change": None if res["direction"] is None else F.T @ res["direction"],
+                      "weights": None if res["weights"] is None else np.asarray(res["weights"]),
+                      "c": res["c"], **spec})
+    return 0

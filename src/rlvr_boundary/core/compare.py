@@ -1,0 +1,439 @@
+"""Paired comparison of an RL checkpoint R against its base B on the same prompts.
+
+Everything here takes per-prompt pass@k rows (``(P, K)`` arrays from
+:func:`rlvr_boundary.core.passk.pass_at_k`) or per-prompt success rates and
+returns arrays or small dicts; prompts are the sampling unit throughout.
+
+Definitions (SPEC section 2):
+
+- ``D(k) = mean_i [pass@k_R,i - pass@k_B,i]``.
+- crossings: sign changes of D over the budget grid, zeros skipped; the
+  continuous crossing interpolates linearly in ``log k`` between the two grid
+  points that bracket a sign change.
+- ``k*``: the first budget with ``D(k) < 0``. The papers define it for runs with
+  ``D(1) > 0``; we report it whenever D goes negative and flag ``gain_at_1``.
+- price: ``max_k max(0, -D(k))`` and where it occurs.
+- ``Delta_SE = pass@K_B - pass@1_R`` (Yue et al. use K = 256).
+- crossing bound: the generalized Descartes rule of signs on the exponential
+  sum ``D(k) = sum_j a_j q_j^k`` built from success rates.
+- uncertainty: a Gaussian-multiplier sup-t simultaneous band over the grid, and
+  paired (prompt) bootstrap percentile intervals for ``k*``, price and Delta_SE.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "paired_difference",
+    "sign_changes",
+    "grid_crossings",
+    "first_negative",
+    "price",
+    "delta_se",
+    "crossing_bound",
+    "simultaneous_band",
+    "classify_budgets",
+    "paired_bootstrap",
+]
+
+
+def paired_difference(pass_rl, pass_base, *, axis: int = 0) -> np.ndarray:
+    """``D(k)``: mean over prompts of per-prompt pass@k differences, R minus B.
+
+    Parameters
+    ----------
+    pass_rl, pass_base
+        Per-prompt pass@k of the same prompts, e.g. ``(P, K)``.
+    axis
+        The prompt axis.
+    """
+    a, b = np.asarray(pass_rl, float), np.asarray(pass_base, float)
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {a.shape} vs {b.shape}; align the prompts first")
+    return np.mean(a - b, axis=axis)
+
+
+def sign_changes(values, *, axis: int = -1) -> np.ndarray | int:
+    """Number of sign changes of a sequence, zeros skipped (Descartes' V).
+
+    Parameters
+    ----------
+    values
+        Array; sign changes are counted along ``axis``.
+
+    Returns
+    -------
+    int or numpy.ndarray
+        Count for each 1-D slice along ``axis``.
+    """
+    v = np.moveaxis(np.asarray(values, float), axis, -1)
+    flat = v.reshape(-1, v.shape[-1]) if v.ndim else v.reshape(1, 1)
+    out = np.empty(flat.shape[0], dtype=np.int64)
+    for i, row in enumerate(flat):
+        s = np.sign(row[row != 0])
+        out[i] = int(np.count_nonzero(s[1:] != s[:-1]))
+    if v.ndim <= 1:
+        return int(out[0])
+    return out.reshape(v.shape[:-1])
+
+
+def grid_crossings(ks, diff) -> list[dict]:
+    """Sign changes of ``D`` over the budget grid, with a continuous-k estimate each.
+
+    Parameters
+    ----------
+    ks
+        ``(K,)`` increasing budgets.
+    diff
+        ``(K,)`` ``D(k)`` on those budgets.
+
+    Returns
+    -------
+    list of dict
+        One entry per sign change: ``k_before`` and ``k_after`` (the bracketing
+        grid budgets with nonzero D), ``direction`` ("gain_to_loss" or
+        "loss_to_gain"), and ``k_continuous``, the zero of the straight line
+        through ``(log k, D)`` at those two budgets.
+
+    Notes
+    -----
+    Budgets where D is exactly 0 are skipped (a touch is not a crossing); a
+    sign change across them is bracketed by the nonzero neighbours.
+    """
+    ks = np.asarray(ks, float)
+    d = np.asarray(diff, float)
+    nz = np.flatnonzero(d != 0)
+    out = []
+    for a, b in zip(nz[:-1], nz[1:]):
+        if np.sign(d[a]) == np.sign(d[b]):
+            continue
+        la, lb = np.log(ks[a]), np.log(ks[b])
+        t = d[a] / (d[a] - d[b])  # in (0, 1)
+        out.append({
+            "k_before": int(ks[a]) if ks[a].is_integer() else float(ks[a]),
+            "k_after": int(ks[b]) if ks[b].is_integer() else float(ks[b]),
+            "direction": "gain_to_loss" if d[a] > 0 else "loss_to_gain",
+            "k_continuous": float(np.exp(la + t * (lb - la))),
+        })
+    return out
+
+
+def first_negative(ks, diff, *, axis: int = -1):
+    """First budget with ``D(k) < 0`` (``k*``), or None if D never goes negative.
+
+    Works on a batch: ``diff`` of shape ``(..., K)`` gives an array of budgets
+    with ``np.nan`` where there is none.
+    """
+    ks = np.asarray(ks)
+    d = np.moveaxis(np.asarray(diff, float), axis, -1)
+    neg = d < 0
+    has = neg.any(axis=-1)
+    idx = np.argmax(neg, axis=-1)
+    if d.ndim == 1:
+        return int(ks[idx]) if has else None
+    return np.where(has, ks[idx].astype(float), np.nan)
+
+
+def price(ks, diff, *, axis: int = -1):
+    """The pass@k price: ``max_k max(0, -D(k))`` and the budget where it occurs.
+
+    Returns
+    -------
+    tuple
+        ``(price, k)``; ``k`` is None when the price is 0 (D never negative).
+        Batched input ``(..., K)`` gives arrays (``k`` NaN where price is 0).
+    """
+    ks = np.asarray(ks)
+    d = np.moveaxis(np.asarray(diff, float), axis, -1)
+    loss = np.maximum(0.0, -d)
+    idx = np.argmax(loss, axis=-1)
+    value = np.take_along_axis(loss, idx[..., None], axis=-1)[..., 0]
+    if d.ndim == 1:
+        return float(value), (int(ks[idx]) if value > 0 else None)
+    return value, np.where(value > 0, ks[idx].astype(float), np.nan)
+
+
+def delta_se(pass_base_at_K, pass_rl_at_1) -> float:
+    """Sampling-efficiency gap ``Delta_SE = pass@K_B - pass@1_R``.
+
+    References
+    ----------
+    Yue et al., "Does Reinforcement Learning Really Incentivize Reasoning
+    Capacity in LLMs Beyond the Base Model?", arXiv 2504.13837 (K = 256).
+    """
+    return np.asarray(pass_base_at_K, float) - np.asarray(pass_rl_at_1, float)
+
+
+def crossing_bound(p_base, p_rl, *, decimals: int | None = None) -> dict:
+    """Upper bound on the number of crossings of pass@k curves built from rates.
+
+    Parameters
+    ----------
+    p_base, p_rl
+        ``(P,)`` per-prompt success rates of B and R on the same prompts (true
+        rates, or plug-in ``c/n``).
+    decimals
+        If given, rates are rounded to this many decimals before equal ``q`` are
+        merged (for rates typed from a paper). By default equality is exact,
+        which is right for plug-in rates: ``c/n`` is correctly rounded, so equal
+        fractions give identical floats.
+
+    Returns
+    -------
+    dict
+        ``V`` (sign changes of the coefficient sequence: the paper's bound),
+        ``bound`` (the sharper bound for k > 0), ``zero_at_k0`` (whether the
+        coefficients of the ``q > 0`` terms sum to 0), and the exponential sum
+        itself as ``q`` and ``a`` lists.
+
+    Notes
+    -----
+    With ``q = 1 - p``, :math:`D(k) = \\frac1P\\sum_i (q_{B,i}^k - q_{R,i}^k)
+    = \\sum_j a_j q_j^k`, where the ``q_j`` are the distinct values and
+    :math:`a_j = (\\#\\{i: q_{B,i} = q_j\\} - \\#\\{i: q_{R,i} = q_j\\})/P`.
+    Terms with ``q = 0`` vanish for k >= 1 and are dropped. Writing
+    :math:`q^k = e^{k \\ln q}`, the generalized Descartes rule (Laguerre) bounds
+    the number of real zeros of this exponential sum, counted with
+    multiplicity, by ``V``, the number of sign changes of ``(a_j)`` ordered by
+    ``q``. If the remaining :math:`a_j` sum to 0 then k = 0 is one of those
+    zeros, so at most ``V - 1`` lie in k > 0.
+
+    This bounds the curves from *rates*. The unbiased finite-n curve is not an
+    exponential sum; report its observed crossings beside this bound.
+
+    References
+    ----------
+    G. Pólya and G. Szegő, Problems and Theorems in Analysis II, Part V, Problem 80
+    (Laguerre's rule of signs for exponential sums); "No Free Lunch in RLVR"
+    (seed 003, crossing bound).
+    """
+    pb, pr = np.asarray(p_base, float), np.asarray(p_rl, float)
+    if pb.shape != pr.shape or pb.ndim != 1 or pb.size == 0:
+        raise ValueError("p_base and p_rl must be 1-D, non-empty and of equal length")
+    if np.any((pb < 0) | (pb > 1) | (pr < 0) | (pr > 1)) or not (
+            np.all(np.isfinite(pb)) and np.all(np.isfinite(pr))):
+        raise ValueError("success rates must lie in [0, 1]")
+    qb, qr = 1.0 - pb, 1.0 - pr
+    if decimals is not None:
+        qb, qr = np.round(qb, decimals), np.round(qr, decimals)
+    P = pb.size
+    q_all = np.concatenate([qb, qr])
+    sign = np.concatenate([np.ones(P), -np.ones(P)])
+    uq, inv = np.unique(q_all, return_inverse=True)  # ascending q
+    a = np.bincount(inv, weights=sign, minlength=uq.size) / P
+    keep = (uq > 0) & (a != 0)
+    q_kept, a_kept = uq[keep], a[keep]
+    V = sign_changes(a_kept) if a_kept.size else 0
+    # Sum over the q > 0 terms is exactly an integer count difference over P.
+    counts_sum = np.bincount(inv, weights=sign, minlength=uq.size)[uq > 0].sum()
+    zero_at_0 = bool(round(counts_sum) == 0)
+    bound = max(V - 1, 0) if zero_at_0 else V
+    return {"V": int(V), "bound": int(bound), "zero_at_k0": zero_at_0,
+            "q": q_kept.tolist(), "a": a_kept.tolist()}
+
+
+def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05,
+                      seed: int = 0, axis: int = 0) -> dict:
+    """Gaussian-multiplier sup-t simultaneous confidence band for a mean curve.
+
+    Parameters
+    ----------
+    contrib
+        Per-prompt contributions, ``(P, K)`` with prompts on ``axis``: for D(k),
+        ``pass@k_R,i - pass@k_B,i``.
+    n_multipliers
+        Number B of Gaussian multiplier draws.
+    alpha
+        1 - simultaneous coverage.
+    seed
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    dict
+        ``mean``, ``se``, ``lower``, ``upper`` (``(K,)`` each), ``critical_value``,
+        ``degenerate`` (indices of budgets with zero empirical variance; their band
+        is set to the a-priori range ``[-1, 1]`` of a pass@k difference, i.e. no
+        inference is claimed there).
+
+    Notes
+    -----
+    With :math:`\\bar d_k` the mean and :math:`s_k` the standard error
+    (sample std, ddof 1, over :math:`\\sqrt P`), the critical value is the
+    :math:`1-\\alpha` quantile over draws :math:`\\xi \\sim N(0, I_P)` of
+
+    .. math:: T = \\max_k \\frac{|\\sum_i \\xi_i (d_{ik} - \\bar d_k)|}{P\\, s_k},
+
+    and the band is :math:`\\bar d_k \\pm c\\, s_k` (Chernozhukov, Chetverikov and
+    Kato 2013). Given the data, :math:`\\xi^\\top (d - \\bar d)` is exactly
+    Gaussian with covariance :math:`C^\\top C`, :math:`C` the centred ``(P, K)``
+    matrix. We draw it through the thin SVD :math:`C = U S V^\\top` as
+    :math:`z S V^\\top` with :math:`z \\sim N(0, I_r)`, ``r = rank``: the same
+    distribution at cost ``O(B r K)`` instead of ``O(B P K)``. Critical values
+    therefore agree with a direct implementation up to Monte Carlo error, not
+    draw for draw.
+
+    References
+    ----------
+    V. Chernozhukov, D. Chetverikov, K. Kato, "Gaussian approximations and
+    multiplier bootstrap for maxima of sums of high-dimensional random vectors",
+    Annals of Statistics 41(6), 2013. Yang, Zhang and Chen, "RLVR is a Kernel,
+    Not a Function: Statistical Inference for pass@k Crossovers", arXiv 2609.22547.
+    """
+    d = np.moveaxis(np.asarray(contrib, float), axis, 0)
+    if d.ndim != 2:
+        raise ValueError("contrib must be 2-D (prompts, budgets)")
+    P, K = d.shape
+    if P < 2:
+        raise ValueError("a band needs at least 2 prompts")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("contributions must be finite")
+    if n_multipliers < 2 or not 0 < alpha < 1:
+        raise ValueError("need n_multipliers >= 2 and 0 < alpha < 1")
+    mean = d.mean(axis=0)  # (K,)
+    centred = d - mean  # (P, K)
+    se = centred.std(axis=0, ddof=1) / np.sqrt(P)  # (K,)
+    degenerate = se <= 1e-12 * max(1.0, float(np.abs(d).max()))
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)  # s (r,), vt (r, K)
+    r = int(np.count_nonzero(s > s.max() * 1e-12)) if s.size and s.max() > 0 else 0
+    rng = np.random.default_rng(seed)
+    maxima = np.zeros(n_multipliers)
+    live = ~degenerate
+    if r > 0 and live.any():
+        scale = (P * se[live])  # (K_live,)
+        factor = s[:r, None] * vt[:r][:, live]  # (r, K_live)
+        step = max(1, 2**22 // max(1, r + int(live.sum())))
+        for start in range(0, n_multipliers, step):
+            z = rng.standard_normal((min(step, n_multipliers - start), r))  # (b, r)
+            g = z @ factor  # (b, K_live)
+            maxima[start:start + len(z)] = np.max(np.abs(g) / scale, axis=1)
+    crit = float(np.quantile(maxima, 1 - alpha))
+    lower, upper = mean - crit * se, mean + crit * se
+    lower[degenerate], upper[degenerate] = -1.0, 1.0
+    return {"mean": mean, "se": se, "lower": lower, "upper": upper, "critical_value": crit,
+            "degenerate": np.flatnonzero(degenerate).tolist()}
+
+
+def classify_budgets(ks, lower, upper) -> dict:
+    """Budgets with supported gain, supported loss, or no conclusion; first-loss set.
+
+    Parameters
+    ----------
+    ks
+        ``(K,)`` increasing budgets.
+    lower, upper
+        Simultaneous band for ``D(k)`` on those budgets.
+
+    Returns
+    -------
+    dict
+        ``gain`` (lower > 0), ``loss`` (upper < 0), ``inconclusive`` (lists of
+        budgets); ``first_loss_set``: ``[first k that is not a supported gain,
+        first supported loss]`` (``None`` upper end if no loss is supported; the
+        whole entry is None if no gain precedes it) and ``first_loss_scope``:
+        "integers" when the grid is 1..K without gaps (then the set covers
+        every integer k), "grid" otherwise (the ends are grid points only).
+
+    Notes
+    -----
+    Because the band holds simultaneously over the grid with probability
+    1 - alpha, the first budget where R is truly worse lies in the first-loss
+    set with at least that probability: before it every budget has a supported
+    gain, and a supported loss exists at its upper end.
+    """
+    ks = np.asarray(ks)
+    lo, hi = np.asarray(lower, float), np.asarray(upper, float)
+    gain, loss = lo > 0, hi < 0
+    out = {"gain": ks[gain].tolist(), "loss": ks[loss].tolist(),
+           "inconclusive": ks[~gain & ~loss].tolist()}
+    prefix = int(np.argmin(gain)) if not gain.all() else ks.size  # leading gains
+    if prefix == 0:
+        out["first_loss_set"] = None
+    else:
+        first_not_gain = int(ks[prefix]) if prefix < ks.size else None
+        later_loss = np.flatnonzero(loss)
+        first_loss = int(ks[later_loss[0]]) if later_loss.size else None
+        out["first_loss_set"] = None if first_not_gain is None else [first_not_gain, first_loss]
+    dense = bool(ks.size and ks[0] == 1 and np.all(np.diff(ks) == 1))
+    out["first_loss_scope"] = "integers" if dense else "grid"
+    return out
+
+
+def _percentile_ci(values: np.ndarray, alpha: float) -> list:
+    """Percentile interval; values may be +inf (meaning 'beyond the grid')."""
+    lo, hi = np.quantile(values, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    return [None if not np.isfinite(lo) else float(lo), None if not np.isfinite(hi) else float(hi)]
+
+
+def paired_bootstrap(pass_base, pass_rl, ks, *, K_se: int | None = None,
+                     n_boot: int = 1000, alpha: float = 0.05, seed: int = 0,
+                     axis: int = 0) -> dict:
+    """Paired (prompt-resampling) bootstrap intervals for ``k*``, price and Delta_SE.
+
+    Parameters
+    ----------
+    pass_base, pass_rl
+        ``(P, K)`` per-prompt pass@k on the budgets ``ks``, prompts on ``axis``.
+    ks
+        ``(K,)`` budgets; must contain 1 (and ``K_se`` if Delta_SE is wanted).
+    K_se
+        Budget of the base in Delta_SE; None skips Delta_SE.
+    n_boot
+        Bootstrap resamples.
+
+    Returns
+    -------
+    dict
+        ``k_star``: percentile CI (upper end None when, in more than alpha/2 of the
+        resamples, D never goes negative on the grid) and ``undefined_frac``;
+        ``price``: percentile CI of the price and the CI of its budget;
+        ``delta_se``: percentile CI. All percentile intervals at level 1 - alpha.
+
+    Notes
+    -----
+    Prompts are resampled with replacement, the same draw for both models (the
+    comparison is paired). Each resample costs one ``(B, P) @ (P, K)`` product of
+    multinomial weights with the per-prompt differences.
+    """
+    b = np.moveaxis(np.asarray(pass_base, float), axis, 0)
+    r = np.moveaxis(np.asarray(pass_rl, float), axis, 0)
+    ks = np.asarray(ks)
+    if b.shape != r.shape or b.shape[1] != ks.size:
+        raise ValueError("pass_base, pass_rl and ks do not match")
+    if ks[0] != 1:
+        raise ValueError("the budget grid must start at k = 1")
+    P = b.shape[0]
+    d = r - b  # (P, K)
+    rng = np.random.default_rng(seed)
+    k_star = np.empty(n_boot)
+    price_v = np.empty(n_boot)
+    price_k = np.empty(n_boot)
+    dse = np.empty(n_boot) if K_se is not None else None
+    j_se = None
+    if K_se is not None:
+        hit = np.flatnonzero(ks == K_se)
+        if not hit.size:
+            raise ValueError(f"K_se = {K_se} is not on the budget grid")
+        j_se = int(hit[0])
+    step = max(1, 2**24 // max(P, 1))
+    for start in range(0, n_boot, step):
+        m = min(step, n_boot - start)
+        w = rng.multinomial(P, np.full(P, 1.0 / P), size=m).astype(float) / P  # (m, P)
+        D = w @ d  # (m, K)
+        ksb = first_negative(ks, D)
+        k_star[start:start + m] = np.where(np.isnan(ksb), np.inf, ksb)
+        pv, pk = price(ks, D)
+        price_v[start:start + m], price_k[start:start + m] = pv, pk
+        if dse is not None:
+            dse[start:start + m] = w @ b[:, j_se] - w @ r[:, 0]
+    out = {
+        "n_boot": n_boot, "alpha": alpha, "seed": seed,
+        "k_star": {"ci": _percentile_ci(k_star, alpha),
+                   "undefined_frac": float(np.mean(~np.isfinite(k_star)))},
+        "price": {"ci": _percentile_ci(price_v, alpha),
+                  "k_ci": _percentile_ci(np.where(np.isnan(price_k), np.inf, price_k), alpha)},
+    }
+    if dse is not None:
+        out["delta_se"] = {"K": int(K_se), "ci": _percentile_ci(dse, alpha)}
+    return out

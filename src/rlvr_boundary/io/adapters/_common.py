@@ -1,0 +1,170 @@
+"""Helpers shared by the adapters: sniffing, count recovery, and a batched table builder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from pathlib import Path
+
+import pyarrow as pa
+
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines
+from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
+
+#: Non-canonical text columns the adapters add when the format has them. They pass
+#: through the rollout validators unchanged; ``prompt`` is read by the report
+#: (language-mixing flag) and ``gold`` is the tool's reference answer.
+EXTRA_TEXT_COLUMNS = ("prompt", "gold")
+
+#: ``<name>_<ISO timestamp with ':' replaced by '-'>`` as lm-eval and lighteval name files.
+TIMESTAMP = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
+
+
+def first_json(path: Path) -> dict | None:
+    """The first JSON object of a JSONL file, or None if it is not one (never raises)."""
+    if not path.is_file() or not is_jsonl(path) or path.stat().st_size == 0:
+        return None
+    try:
+        for _, obj in iter_json_lines(path):
+            return obj
+    except InputError:
+        return None
+    return None
+
+
+def strip_ext(name: str) -> str:
+    """File name without its data extension (``.jsonl.gz``, ``.jsonl``, ``.json``, ``.parquet``)."""
+    for ext in (".jsonl.gz", ".jsonl", ".json", ".parquet"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def split_timestamp(stem: str, prefix: str) -> tuple[str, str | None]:
+    """``samples_gsm8k_2024-06-01T12-30-00.1`` -> ``("gsm8k", "2024-06-01T12-30-00.1")``."""
+    if stem.startswith(prefix):
+        stem = stem[len(prefix):]
+    m = TIMESTAMP.search(stem)
+    return (stem[:m.start()], m.group(1)) if m else (stem, None)
+
+
+def latest_per_task(files: list[Path], prefix: str) -> list[tuple[str, Path]]:
+    """One file per task (the newest timestamp) from a directory of per-task files.
+
+    Re-running an evaluation into the same folder leaves one file per run; pooling
+    them would duplicate every prompt, so we keep the latest run of each task.
+    """
+    best: dict[str, tuple[str, Path]] = {}
+    for f in files:
+        task, stamp = split_timestamp(strip_ext(f.name), prefix)
+        key = stamp or ""
+        if task not in best or key > best[task][0]:
+            best[task] = (key, f)
+    return [(task, best[task][1]) for task in sorted(best)]
+
+
+def short_hash(text: str) -> str:
+    """First 16 hex digits of the SHA-1 of ``text`` (a prompt id for formats without one)."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def count_from_metric(value, n: int, *, path: Path, line: int, field: str) -> int:
+    """Correct samples from a per-document metric that is a mean over ``n`` samples.
+
+    A document-level metric is only usable as a count when ``value * n`` is a
+    whole number in 0..n (accuracy averaged over the samples, the unbiased
+    pass@1 = c/n, or a 0/1 verdict when n = 1). Anything else (a majority vote,
+    a pass@k with k > 1) cannot be turned back into a count: we refuse rather
+    than round.
+    """
+    if isinstance(value, bool):
+        value = float(value)
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"metric value must be a number, found {value!r}", path=path, line=line,
+                         field=field)
+    c = value * n
+    if abs(c - round(c)) > 1e-6 * max(1, n) or not 0 <= round(c) <= n:
+        raise InputError(
+            f"metric {field} = {value!r} over {n} sample(s) is not a share of correct samples "
+            f"(value x n = {c:g}); it cannot be turned into a count", path=path, line=line,
+            field=field)
+    return int(round(c))
+
+
+def as_text(value) -> str | None:
+    """Strings stay strings; other JSON values become their JSON text; None stays None."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+class TableBuilder:
+    """Accumulate rows column-wise and convert them to Arrow every ``BATCH_ROWS`` rows.
+
+    Python lists of a few hundred thousand strings cost far more memory than the
+    Arrow arrays they become, so rows are flushed into record batches as they
+    arrive. Column types are the canonical ones (:mod:`rlvr_boundary.io.schema`);
+    the extra text columns are strings. A column that stayed all-null is
+    dropped from the result.
+    """
+
+    def __init__(self, columns: tuple[str, ...]) -> None:
+        self.types = {c: (ROLLOUT_BY_NAME[c].type if c in ROLLOUT_BY_NAME else pa.string())
+                      for c in columns}
+        self.cols: dict[str, list] = {c: [] for c in columns}
+        self.batches: list[pa.RecordBatch] = []
+        self.non_null: set[str] = set()
+        self.rows = 0
+        self.pending = 0
+
+    def add(self, **values) -> None:
+        """Append one row; columns not given are null."""
+        get = values.get
+        for c, lst in self.cols.items():
+            lst.append(get(c))
+        self.rows += 1
+        self.pending += 1
+        if self.pending >= BATCH_ROWS:
+            self._flush()
+
+    def extend(self, m: int, **values) -> None:
+        """Append ``m`` rows; a list value gives one entry per row, a scalar is repeated."""
+        for c, lst in self.cols.items():
+            v = values.get(c)
+            lst.extend(v if isinstance(v, list) else [v] * m)
+        self.rows += m
+        self.pending += m
+        if self.pending >= BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.pending:
+            arrays = [pa.array(v, self.types[c]) for c, v in self.cols.items()]
+            self.non_null.update(c for c, a in zip(self.cols, arrays) if a.null_count < len(a))
+            self.batches.append(pa.RecordBatch.from_arrays(arrays, names=list(self.cols)))
+            self.cols = {c: [] for c in self.cols}
+            self.pending = 0
+
+    def table(self) -> pa.Table:
+        self._flush()
+        schema = pa.schema([pa.field(c, t) for c, t in self.types.items()])
+        t = pa.Table.from_batches(self.batches, schema=schema)
+        self.batches = []
+        keep = [c for c in t.column_names
+                if c in self.non_null or (c in ROLLOUT_BY_NAME and ROLLOUT_BY_NAME[c].required)]
+        return t.select(keep)
+
+
+def count_table(ids: list[str], n: list[int], c: list[int], model: str) -> pa.Table:
+    """A count table ``(prompt_id, model, n, c)``."""
+    return pa.table({"prompt_id": pa.array(ids, pa.string()),
+                     "model": pa.array([model] * len(ids), pa.string()),
+                     "n": pa.array(n, pa.int64()), "c": pa.array(c, pa.int64())})

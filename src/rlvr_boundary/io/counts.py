@@ -1,0 +1,161 @@
+"""Per-prompt counts: the input of every pass@k computation.
+
+:class:`Counts` holds, for one model, the prompt ids with ``n`` samples and ``c``
+correct. It is built by the readers (count files, rollout tables, adapters) and
+checked once here, so the numeric core can trust its arrays.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rlvr_boundary.errors import InputError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Counts:
+    """Per-prompt sample and success counts of one model.
+
+    Attributes
+    ----------
+    model
+        Label of the checkpoint.
+    prompt_ids
+        ``(P,)`` array of str, unique.
+    n
+        ``(P,)`` int64, samples per prompt, >= 1.
+    c
+        ``(P,)`` int64, correct samples per prompt, 0 <= c <= n.
+    source
+        File the counts came from (for messages and provenance).
+    extra
+        Optional per-prompt columns carried along (e.g. ``source`` benchmark name).
+    """
+
+    model: str
+    prompt_ids: np.ndarray
+    n: np.ndarray
+    c: np.ndarray
+    source: str | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.prompt_ids = np.asarray(self.prompt_ids, dtype=object)
+        self.n = np.asarray(self.n, dtype=np.int64)
+        self.c = np.asarray(self.c, dtype=np.int64)
+        P = len(self.prompt_ids)
+        if self.n.shape != (P,) or self.c.shape != (P,):
+            raise ValueError("prompt_ids, n and c must have the same length")
+        if P == 0:
+            raise InputError(f"model '{self.model}' has no prompts", path=self.source)
+        bad = np.flatnonzero(self.n < 1)
+        if bad.size:
+            raise InputError(
+                f"n must be >= 1, prompt '{self.prompt_ids[bad[0]]}' has n = {self.n[bad[0]]}",
+                path=self.source, field="n")
+        bad = np.flatnonzero((self.c < 0) | (self.c > self.n))
+        if bad.size:
+            i = bad[0]
+            raise InputError(
+                f"c must satisfy 0 <= c <= n, prompt '{self.prompt_ids[i]}' has "
+                f"c = {self.c[i]}, n = {self.n[i]}", path=self.source, field="c")
+        uniq, first, counts = np.unique(self.prompt_ids.astype(str), return_index=True,
+                                        return_counts=True)
+        if (counts > 1).any():
+            dup = uniq[counts > 1]
+            raise InputError(
+                f"duplicate prompt ids for model '{self.model}': {', '.join(map(str, dup[:5]))}"
+                + (f" and {dup.size - 5} more" if dup.size > 5 else ""),
+                path=self.source, field="prompt_id")
+
+    def __len__(self) -> int:
+        return len(self.prompt_ids)
+
+    @property
+    def rates(self) -> np.ndarray:
+        """Plug-in success rates c/n, ``(P,)``."""
+        return self.c / self.n
+
+    def subset(self, idx: np.ndarray) -> "Counts":
+        """The counts of the prompts at positions ``idx`` (in that order)."""
+        return Counts(self.model, self.prompt_ids[idx], self.n[idx], self.c[idx], self.source,
+                      {k: v[idx] for k, v in self.extra.items()})
+
+
+@dataclass
+class Aligned:
+    """Counts of several models on one common, ordered prompt set.
+
+    ``n`` and ``c`` are ``(M, P)``: models x prompts, rows in ``models`` order.
+    """
+
+    models: list[str]
+    prompt_ids: np.ndarray
+    n: np.ndarray  # (M, P)
+    c: np.ndarray  # (M, P)
+    dropped: dict[str, int] = field(default_factory=dict)
+
+
+def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
+    """Put several models on the same prompts, in a deterministic order.
+
+    Parameters
+    ----------
+    counts
+        One :class:`Counts` per model; model labels must be distinct.
+    intersect
+        If False (default), differing prompt sets are an error naming some missing
+        ids. If True, keep the common prompts and log a warning with how many
+        prompts each model lost.
+
+    Returns
+    -------
+    Aligned
+        Prompts sorted by id (string order) so results do not depend on file order.
+    """
+    labels = [ct.model for ct in counts]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"model labels must be distinct, got {labels}")
+    id_sets = [set(map(str, ct.prompt_ids)) for ct in counts]
+    common = set.intersection(*id_sets)
+    dropped: dict[str, int] = {}
+    if any(len(s) != len(common) for s in id_sets):
+        if not intersect:
+            lines = []
+            for ct, s in zip(counts, id_sets):
+                others = set.union(*(t for t in id_sets if t is not s)) - s
+                if others:
+                    ex = sorted(others)[:5]
+                    lines.append(
+                        f"model '{ct.model}' ({ct.source or 'input'}) lacks {len(others)} "
+                        f"prompt(s) the others have, e.g. {', '.join(ex)}")
+            raise InputError(
+                "the models were run on different prompt sets: " + "; ".join(lines)
+                + ". Pass --intersect to compare on the common prompts only.")
+        for ct, s in zip(counts, id_sets):
+            dropped[ct.model] = len(s) - len(common)
+        log.warning("--intersect: kept %d common prompts; dropped per model: %s",
+                    len(common), dropped)
+        if not common:
+            raise InputError("the models share no prompt ids; nothing to compare")
+    order = np.array(sorted(common), dtype=object)
+    n = np.empty((len(counts), len(order)), dtype=np.int64)
+    c = np.empty_like(n)
+    for m, ct in enumerate(counts):
+        pos = {pid: i for i, pid in enumerate(map(str, ct.prompt_ids))}
+        idx = np.fromiter((pos[p] for p in order), dtype=np.int64, count=len(order))
+        n[m], c[m] = ct.n[idx], ct.c[idx]
+    return Aligned(labels, order, n, c, dropped)
+
+
+def counts_from_columns(model: str, prompt_ids, n, c, *, source: str | Path | None = None,
+                        extra: dict | None = None) -> Counts:
+    """Build :class:`Counts` from plain columns (lists or arrays)."""
+    return Counts(model, np.asarray(list(prompt_ids), dtype=object), np.asarray(n),
+                  np.asarray(c), None if source is None else str(source), extra or {})

@@ -1,0 +1,290 @@
+"""One entry point for every input format: :func:`load_counts` and :func:`detect_format`.
+
+Formats recognised (``--format`` names):
+
+``count-jsonl``
+    One JSON object per prompt, ``{"id": ..., "c": int, "n": int}`` (``prompt_id``
+    is accepted for ``id``); one file per model, as written by public tools such
+    as ``passk-inference``. Extra keys are kept as per-prompt columns.
+``count-table``
+    Rows ``(prompt_id, model, n, c)`` in CSV/TSV, JSONL or Parquet; may hold
+    several models. ``model`` may be omitted when the file holds one model.
+``rollouts``
+    The canonical rollout table (docs/schema.md); reduced to counts by streaming.
+adapters
+    Formats of other tools (lm-evaluation-harness, lighteval, verl, the
+    limit-of-RLVR evaluator), see :mod:`rlvr_boundary.io.adapters` and docs/formats.md.
+
+Counts are validated line by line, so errors name the file, line and field:
+malformed JSON, a missing field, booleans or non-integers where counts belong,
+negative counts, ``c > n``, duplicate ids, an empty file.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.rollouts import (
+    _check_exists,
+    is_jsonl,
+    iter_json_lines,
+    open_text,
+    parquet_files,
+    reduce_counts,
+    table_columns,
+)
+
+NATIVE_FORMATS = ("count-jsonl", "count-table", "rollouts")
+
+
+def _is_csv(path: Path) -> bool:
+    return path.name.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
+
+
+def detect_format(path: str | Path) -> str:
+    """Name the format of ``path`` from its first record or schema (cheap)."""
+    path = Path(path)
+    _check_exists(path)
+    if _is_csv(path):
+        return "count-table"
+    if path.is_dir() and not list(path.glob("part-*.parquet")):
+        from rlvr_boundary.io import adapters
+
+        found = adapters.detect(path)
+        if found:
+            return found
+        raise InputError("directory is neither a shard directory nor a known format", path=path)
+    cols = set(table_columns(path))
+    if {"sample_idx", "correct"} <= cols and "prompt_id" in cols:
+        return "rollouts"
+    if {"n", "c"} <= cols and ("model" in cols or "prompt_id" in cols) and "id" not in cols:
+        return "count-table"
+    if {"n", "c"} <= cols and ({"id", "prompt_id"} & cols):
+        return "count-jsonl" if is_jsonl(path) else "count-table"
+    from rlvr_boundary.io import adapters
+
+    found = adapters.detect(path)
+    if found:
+        return found
+    raise InputError(
+        f"cannot tell the format from the fields {sorted(cols)[:12]}; expected a rollout table "
+        "(prompt_id, model, sample_idx, correct), counts (id, n, c), or one of the adapter "
+        "formats in docs/formats.md (pass --format to choose)", path=path)
+
+
+def _as_count(value: Any, *, path: Path, line: int, field: str) -> int:
+    """An integer count from JSON: ints, or floats with an integral value; never bools."""
+    if isinstance(value, bool):
+        raise InputError(f"expected an integer count, found boolean {value}", path=path,
+                         line=line, field=field)
+    if isinstance(value, int):
+        out = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        out = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        out = int(value)
+    else:
+        raise InputError(f"expected an integer count, found {value!r}", path=path, line=line,
+                         field=field)
+    if out < 0:
+        raise InputError(f"counts must be >= 0, found {out}", path=path, line=line, field=field)
+    return out
+
+
+def _check_row(pid, n: int, c: int, path: Path, line: int, seen: dict, model: str) -> None:
+    if n < 1:
+        raise InputError(f"n must be >= 1, found {n}", path=path, line=line, field="n")
+    if c > n:
+        raise InputError(f"c = {c} exceeds n = {n}", path=path, line=line, field="c")
+    key = (model, pid)
+    if key in seen:
+        raise InputError(f"duplicate prompt id {pid!r} (first on line {seen[key]})", path=path,
+                         line=line, field="id" if model == "" else "prompt_id")
+    seen[key] = line
+
+
+def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
+    ids, ns, cs, extra = [], [], [], {}
+    seen: dict = {}
+    for line, obj in iter_json_lines(path):
+        key = "id" if "id" in obj else "prompt_id" if "prompt_id" in obj else None
+        if key is None:
+            raise InputError("missing field 'id'", path=path, line=line, field="id")
+        for f in ("n", "c"):
+            if f not in obj:
+                raise InputError(f"missing field '{f}'", path=path, line=line, field=f)
+        pid = obj[key]
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+            raise InputError(f"id must be a string or integer, found {pid!r}", path=path,
+                             line=line, field=key)
+        pid = str(pid)
+        n = _as_count(obj["n"], path=path, line=line, field="n")
+        c = _as_count(obj["c"], path=path, line=line, field="c")
+        _check_row(pid, n, c, path, line, seen, "")
+        ids.append(pid)
+        ns.append(n)
+        cs.append(c)
+        for k, v in obj.items():
+            if k not in (key, "n", "c") and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                extra.setdefault(k, {})[len(ids) - 1] = v
+    if not ids:
+        raise InputError("file has no records", path=path)
+    cols = {k: np.array([d.get(i) for i in range(len(ids))], dtype=object)
+            for k, d in extra.items() if len(d) == len(ids)}
+    return [Counts(label, np.array(ids, dtype=object), np.array(ns), np.array(cs), str(path), cols)]
+
+
+def _iter_table_rows(path: Path):
+    """Yield ``(line, dict)`` for CSV/TSV, JSONL or Parquet count tables."""
+    if _is_csv(path):
+        delim = "\t" if ".tsv" in path.name.lower() else ","
+        try:
+            with open_text(path) as fh:
+                reader = csv.DictReader(fh, delimiter=delim)
+                if not reader.fieldnames:
+                    raise InputError("file is empty", path=path)
+                for i, row in enumerate(reader, start=2):
+                    if None in row:
+                        raise InputError("row has more values than the header", path=path,
+                                         line=i)
+                    yield i, row
+        except UnicodeDecodeError as exc:
+            raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+    elif is_jsonl(path):
+        yield from iter_json_lines(path)
+    else:
+        import pyarrow.parquet as pq
+
+        row = 1
+        for file in parquet_files(path):
+            for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
+                for rec in batch.to_pylist():
+                    yield row, rec
+                    row += 1
+
+
+def _read_count_table(path: Path, default_model: str) -> list[Counts]:
+    data: dict[str, dict[str, list]] = {}
+    seen: dict = {}
+    any_row = False
+    for line, rec in _iter_table_rows(path):
+        any_row = True
+        key = "prompt_id" if "prompt_id" in rec else "id" if "id" in rec else None
+        if key is None:
+            raise InputError("missing field 'prompt_id'", path=path, line=line, field="prompt_id")
+        for f in ("n", "c"):
+            if rec.get(f) in (None, ""):
+                raise InputError(f"missing field '{f}'", path=path, line=line, field=f)
+        pid = rec[key]
+        if pid in (None, ""):
+            raise InputError("missing prompt id", path=path, line=line, field=key)
+        model = rec.get("model") or default_model
+        n = _as_count(rec["n"], path=path, line=line, field="n")
+        c = _as_count(rec["c"], path=path, line=line, field="c")
+        _check_row(str(pid), n, c, path, line, seen, str(model))
+        d = data.setdefault(str(model), {"ids": [], "n": [], "c": []})
+        d["ids"].append(str(pid))
+        d["n"].append(n)
+        d["c"].append(c)
+    if not any_row:
+        raise InputError("file has no rows", path=path)
+    return [Counts(m, np.array(d["ids"], dtype=object), np.array(d["n"]), np.array(d["c"]),
+                   str(path)) for m, d in data.items()]
+
+
+def _counts_from_table(table, path: Path, default_model: str) -> list[Counts]:
+    """Counts from an adapter's Arrow output (a count table or a rollout table)."""
+    import pyarrow as pa
+
+    names = set(table.column_names)
+    if {"n", "c"} <= names:
+        if "model" not in names:
+            table = table.append_column("model", pa.array([default_model] * table.num_rows))
+        out: dict[str, Counts] = {}
+        for model in sorted(set(table.column("model").to_pylist())):
+            sub = table.filter(pa.compute.equal(table.column("model"), model))
+            out[model] = Counts(model, np.array(sub.column("prompt_id").to_pylist(), dtype=object),
+                                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
+        return list(out.values())
+    import tempfile
+
+    from rlvr_boundary.io.rollouts import write_rollouts
+
+    # Rollout-shaped adapter output: reduce through the same validated path.
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp) / "adapted.parquet"
+        write_rollouts(table, tmp_path)
+        try:
+            return list(reduce_counts(tmp_path).values())
+        except InputError as exc:
+            exc.path = str(path)
+            exc.args = (str(exc),)
+            raise
+
+
+def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None) -> list[Counts]:
+    """Read per-prompt counts of every model in ``path``.
+
+    Parameters
+    ----------
+    path
+        A file or directory in any supported format.
+    fmt
+        ``"auto"`` to detect, or a format name (``count-jsonl``, ``count-table``,
+        ``rollouts`` or an adapter name).
+    label
+        Model label for single-model formats without one (default: file stem).
+
+    Returns
+    -------
+    list of Counts
+        One per model found in the file.
+    """
+    path = Path(path)
+    _check_exists(path)
+    fmt = detect_format(path) if fmt == "auto" else fmt
+    default = label or path.name.split(".")[0]
+    if fmt == "count-jsonl":
+        return _read_count_jsonl(path, default)
+    if fmt == "count-table":
+        return _read_count_table(path, default)
+    if fmt == "rollouts":
+        return list(reduce_counts(path).values())
+    from rlvr_boundary.io import adapters
+
+    if fmt not in adapters.ADAPTERS:
+        raise InputError(f"unknown format '{fmt}'; known: "
+                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
+    table = adapters.read(fmt, path, model=label)
+    return _counts_from_table(table, path, default)
+
+
+def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = "auto",
+                      label: str | None = None) -> Counts:
+    """Read the counts of one model from ``path``.
+
+    If the file holds several models, ``model`` selects one (an error lists the
+    labels found otherwise). ``label`` renames the result.
+    """
+    found = load_counts(path, fmt=fmt, label=label if model is None else None)
+    if model is not None:
+        match = [c for c in found if c.model == model]
+        if not match:
+            raise InputError(f"model '{model}' not found; the file holds "
+                             f"{', '.join(c.model for c in found)}", path=path, field="model")
+        out = match[0]
+    elif len(found) > 1:
+        raise InputError(f"the file holds several models ({', '.join(c.model for c in found)}); "
+                         "choose one with --base-model/--rl-model", path=path, field="model")
+    else:
+        out = found[0]
+    if label is not None:
+        out.model = label
+    return out

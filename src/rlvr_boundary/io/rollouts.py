@@ -1,0 +1,488 @@
+"""Read, validate and write the canonical rollout table, streaming.
+
+A rollout table is one of:
+
+- a Parquet file (``.parquet``),
+- a JSON Lines file (``.jsonl``, ``.jsonl.gz``), one object per completion,
+- a directory of Parquet shards (``part-*.parquet``, see :mod:`rlvr_boundary.io.store`).
+
+Everything is read in record batches, so a 10-million-row table reduces to
+per-prompt counts in bounded memory (:func:`reduce_counts`). Each batch is
+validated and coerced to the canonical types of :mod:`rlvr_boundary.io.schema`;
+errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import gzip
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.atomic import atomic_path
+from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.schema import (
+    REQUIRED_ROLLOUT,
+    ROLLOUT_BY_NAME,
+    VERIFY_STATUSES,
+    manifest_path_for,
+)
+
+BATCH_ROWS = 65_536
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+log = logging.getLogger(__name__)
+
+def is_jsonl(path: Path) -> bool:
+    name = path.name.lower()
+    return name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".json")
+
+
+def open_text(path: Path):
+    """Open a text file, transparently gunzipping ``.gz``; undecodable bytes are an error."""
+    if path.name.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
+def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+
+    Raises :class:`InputError` naming the line on malformed JSON, a non-object
+    line, or bytes that are not UTF-8.
+    """
+    try:
+        with open_text(path) as fh:
+            lineno = 0
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
+                                     path=path, line=lineno) from None
+                if not isinstance(obj, dict):
+                    raise InputError(f"expected a JSON object, found {type(obj).__name__}",
+                                     path=path, line=lineno)
+                yield lineno, obj
+    except UnicodeDecodeError as exc:
+        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+    except (OSError, EOFError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise InputError("file not found", path=path) from None
+        raise InputError(f"cannot read file ({exc})", path=path) from None
+
+
+def parquet_files(path: Path) -> list[Path]:
+    """The Parquet files of a table: the file itself, or the shards of a directory."""
+    if path.is_dir():
+        files = sorted(path.glob("part-*.parquet"))
+        if not files:
+            raise InputError("directory holds no part-*.parquet shards", path=path)
+        return files
+    return [path]
+
+
+def _check_exists(path: Path) -> None:
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if path.is_file() and path.stat().st_size == 0:
+        raise InputError("file is empty", path=path)
+
+
+def sha256_of(path: str | Path) -> str:
+    """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
+    import hashlib
+
+    path = Path(path)
+    h = hashlib.sha256()
+    for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def table_columns(path: str | Path) -> list[str]:
+    """Column names of a rollout/count table without reading its rows (JSONL: first line)."""
+    path = Path(path)
+    _check_exists(path)
+    if is_jsonl(path):
+        for _, obj in iter_json_lines(path):
+            return list(obj)
+        raise InputError("file has no JSON lines", path=path)
+    try:
+        return list(pq.read_schema(parquet_files(path)[0]).names)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+
+
+# ----------------------------------------------------------------------------- coercion
+
+
+def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.Array:
+    """Cast ``arr`` to the canonical type of column ``name`` or raise naming the first bad row."""
+    target = ROLLOUT_BY_NAME[name].type if name in ROLLOUT_BY_NAME else None
+    if target is None or arr.type == target:
+        return arr
+
+    def fail(i: int, what: str) -> InputError:
+        return InputError(what, path=path, line=first_row + i, field=name)
+
+    if pa.types.is_null(arr.type):
+        return pa.nulls(len(arr), type=target)
+    if target == pa.bool_():
+        if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+            ok = pc.or_(pc.is_null(arr), pc.is_in(arr, value_set=pa.array([0, 1], arr.type)))
+            if not pc.all(ok).as_py():
+                i = pc.index(ok, False).as_py()
+                raise fail(i, f"expected a boolean (or 0/1), found {arr[i].as_py()!r}")
+            return pc.not_equal(arr, pa.scalar(0, arr.type))
+        raise fail(0, f"expected a boolean, found type {arr.type}")
+    if target == pa.string():
+        if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type):
+            return arr.cast(pa.string())
+        if pa.types.is_dictionary(arr.type):
+            return arr.cast(pa.string())
+        raise fail(0, f"expected a string, found type {arr.type}")
+    if target == pa.int64():
+        if pa.types.is_integer(arr.type):
+            return arr.cast(pa.int64())
+        if pa.types.is_floating(arr.type):
+            whole = pc.or_(pc.is_null(arr), pc.equal(pc.floor(arr), arr))
+            if not pc.all(whole).as_py():
+                i = pc.index(whole, False).as_py()
+                raise fail(i, f"expected an integer, found {arr[i].as_py()!r}")
+            return arr.cast(pa.int64())
+        raise fail(0, f"expected an integer, found type {arr.type}")
+    try:
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise fail(0, f"cannot convert type {arr.type} to {target} ({exc})") from None
+
+
+def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int,
+                   required: tuple[str, ...] = REQUIRED_ROLLOUT) -> pa.Table:
+    """Coerce a batch to canonical types and check the row-level rules.
+
+    ``first_row`` is the 1-based row (or line) number of the batch's first row,
+    used in error messages. Non-canonical columns pass through unchanged.
+    ``required`` lets a reader of raw completions (the verifier) accept a table
+    without verdicts yet.
+    """
+    table = batch if isinstance(batch, pa.Table) else pa.Table.from_batches([batch])
+    missing = [c for c in required if c not in table.column_names]
+    if missing:
+        raise InputError(
+            f"missing required column(s) {missing}; a rollout table needs "
+            f"{list(required)}", path=path, field=missing[0])
+    cols = {}
+    for name in table.column_names:
+        arr = table.column(name).combine_chunks() if table.num_rows else pa.array([], table.schema.field(name).type)
+        cols[name] = _coerce_column(name, arr, path, first_row)
+    for name in required:
+        nulls = pc.is_null(cols[name])
+        if pc.any(nulls).as_py():
+            i = pc.index(nulls, True).as_py()
+            raise InputError("required value is missing (null)", path=path,
+                             line=first_row + i, field=name)
+    neg = pc.less(cols["sample_idx"], 0) if "sample_idx" in cols else pa.array([False])
+    if pc.any(neg).as_py():
+        i = pc.index(neg, True).as_py()
+        raise InputError("sample_idx must be >= 0", path=path, line=first_row + i,
+                         field="sample_idx")
+    if "verify_status" in cols:
+        ok = pc.or_(pc.is_null(cols["verify_status"]),
+                    pc.is_in(cols["verify_status"], value_set=pa.array(VERIFY_STATUSES)))
+        if not pc.all(ok).as_py():
+            i = pc.index(ok, False).as_py()
+            raise InputError(
+                f"verify_status must be one of {list(VERIFY_STATUSES)}, found "
+                f"{cols['verify_status'][i].as_py()!r}", path=path, line=first_row + i,
+                field="verify_status")
+    return pa.table(cols)
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
+                         *, batch_rows: int = BATCH_ROWS,
+                         required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Iterator[pa.Table]:
+    """Stream a rollout table as validated Arrow tables of at most ``batch_rows`` rows.
+
+    Parameters
+    ----------
+    path
+        Parquet file, JSONL(.gz) file or shard directory.
+    columns
+        Columns to read (the required ones are always read and validated). None
+        reads all columns.
+    batch_rows
+        Rows per yielded batch.
+    """
+    path = Path(path)
+    _check_exists(path)
+    want = None if columns is None else list(dict.fromkeys([*required, *columns]))
+    if is_jsonl(path):
+        yield from _iter_jsonl(path, want, batch_rows, required)
+        return
+    row = 1
+    for file in parquet_files(path):
+        try:
+            pf = pq.ParquetFile(file)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=file) from None
+        names = pf.schema_arrow.names
+        cols = None if want is None else [c for c in want if c in names]
+        missing = [c for c in required if c not in names]
+        if missing:
+            raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
+        file_row = 1
+        for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
+            yield validate_batch(batch, file, file_row, required)
+            file_row += batch.num_rows
+            row += batch.num_rows
+    if row == 1:
+        raise InputError("table has no rows", path=path)
+
+
+def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
+                required: tuple[str, ...]) -> Iterator[pa.Table]:
+    rows: list[dict] = []
+    line_numbers: list[int] = []  # file line of each buffered row
+    seen_any = False
+
+    def flush() -> pa.Table:
+        # Errors inside carry batch-relative rows (1-based); _remap_lines makes them file lines.
+        keys = want if want is not None else list(dict.fromkeys(k for r in rows for k in r))
+        arrays = {k: _pylist_to_array(k, [r.get(k) for r in rows], path)
+                  for k in keys if k in required or any(k in r for r in rows)}
+        return validate_batch(pa.table(arrays), path, 1, required)
+
+    for lineno, obj in iter_json_lines(path):
+        seen_any = True
+        for req in required:
+            if req not in obj:
+                raise InputError("missing required field", path=path, line=lineno, field=req)
+        rows.append(obj)
+        line_numbers.append(lineno)
+        if len(rows) >= batch_rows:
+            yield _remap_lines(flush, line_numbers, path)
+            rows, line_numbers = [], []
+    if rows:
+        yield _remap_lines(flush, line_numbers, path)
+    if not seen_any:
+        raise InputError("file has no JSON lines", path=path)
+
+
+def _remap_lines(flush, line_numbers: list[int], path: Path) -> pa.Table:
+    """Run ``flush`` and translate a batch-relative row number into the file's line number."""
+    try:
+        return flush()
+    except InputError as exc:
+        if exc.line is not None and exc.path == str(path) and 1 <= exc.line <= len(line_numbers):
+            exc.line = line_numbers[exc.line - 1]
+            exc.args = (str(exc),)
+        raise
+
+
+def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
+    """Convert one JSON column to Arrow, rejecting booleans for counts and mixed types."""
+    spec = ROLLOUT_BY_NAME.get(name)
+    if spec is not None and spec.type == pa.int64():
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or (
+                    isinstance(v, float) and (not math.isfinite(v) or not v.is_integer())):
+                raise InputError(f"expected an integer, found {v!r}", path=path,
+                                 line=i + 1, field=name)
+        values = [None if v is None else int(v) for v in values]
+    if spec is not None and spec.type == pa.string():
+        for i, v in enumerate(values):
+            if v is not None and (not isinstance(v, (str, int)) or isinstance(v, bool)):
+                raise InputError(f"expected a string, found {v!r}", path=path,
+                                 line=i + 1, field=name)
+        values = [None if v is None else str(v) for v in values]
+    if spec is not None and spec.type == pa.bool_():
+        for i, v in enumerate(values):
+            if v is not None and not (isinstance(v, bool) or (
+                    isinstance(v, (int, float)) and v in (0, 1))):
+                raise InputError(f"expected a boolean (or 0/1), found {v!r}", path=path,
+                                 line=i + 1, field=name)
+        values = [None if v is None else bool(v) for v in values]
+    try:
+        return pa.array(values, type=spec.type if spec is not None else None)
+    except UnicodeEncodeError:
+        # JSON can carry lone surrogates ("\udcff" escapes), which no UTF-8 column can
+        # hold. Model output is like that sometimes: replace them with U+FFFD, say so,
+        # and keep the row (refusing would stop a whole grading batch on one sample).
+        fixed, n_bad = [], 0
+        for v in values:
+            if isinstance(v, str):
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    # UTF-16 round trip: each unpaired surrogate decodes to U+FFFD.
+                    v = v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                    n_bad += 1
+            fixed.append(v)
+        log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
+                    "replaced them with U+FFFD", path, name, n_bad)
+        return _pylist_to_array(name, fixed, path)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"values of mixed or unsupported types ({exc})", path=path,
+                         field=name) from None
+
+
+def read_rollouts(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """Read a whole rollout table (validated). For large tables prefer :func:`iter_rollout_batches`."""
+    batches = list(iter_rollout_batches(path, columns))
+    return pa.concat_tables(batches, promote_options="default")
+
+
+def read_manifest(table_path: str | Path) -> dict | None:
+    """The run manifest beside a table, or None if there is none."""
+    mpath = manifest_path_for(table_path)
+    if not mpath.exists():
+        return None
+    try:
+        with open(mpath, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"manifest is not valid JSON ({exc.msg})", path=mpath,
+                         line=exc.lineno) from None
+    if not isinstance(doc, dict):
+        raise InputError("manifest must be a JSON object", path=mpath)
+    return doc
+
+
+# ----------------------------------------------------------------------------- reducing
+
+
+def _sample_idx_check(agg: pa.Table, path: Path) -> None:
+    """Each (prompt, model) must hold sample_idx 0..n-1 exactly once.
+
+    Streaming, we keep count, min, max, sum and sum of squares per group: the
+    first two moments of a multiset of n non-negative integers with min 0 and
+    max n-1 equal those of 0..n-1 only if it is a permutation of 0..n-1, except
+    for rare multisets that trade a duplicate against a gap in a way that also
+    preserves the sum of squares. Any duplicated or missing row (the usual
+    failure: a shard written twice, a crash mid-run) changes the count or sum.
+    """
+    n = agg.column("n").to_numpy()
+    lo = agg.column("idx_min").to_numpy()
+    hi = agg.column("idx_max").to_numpy()
+    s1 = agg.column("idx_sum").to_numpy().astype(float)
+    s2 = agg.column("idx_sum2").to_numpy().astype(float)
+    nf = n.astype(float)
+    ok = (lo == 0) & (hi == n - 1) & (s1 == nf * (nf - 1) / 2) & (
+        s2 == (nf - 1) * nf * (2 * nf - 1) / 6)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        pid = agg.column("prompt_id")[i].as_py()
+        model = agg.column("model")[i].as_py()
+        raise InputError(
+            f"prompt '{pid}' of model '{model}' has {n[i]} rows but sample_idx is not "
+            f"0..{n[i] - 1} exactly once (min {lo[i]}, max {hi[i]}): duplicated or missing "
+            f"samples", path=path, field="sample_idx")
+
+
+def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
+                  progress=None) -> dict[str, Counts]:
+    """Reduce a rollout table to per-prompt counts per model, in bounded memory.
+
+    Returns
+    -------
+    dict
+        model label -> :class:`Counts` (prompts sorted by id).
+    """
+    path = Path(path)
+    parts: list[pa.Table] = []
+    pending = 0
+    aggs = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
+            ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
+
+    def partial(t: pa.Table) -> pa.Table:
+        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
+        t = t.set_column(t.column_names.index("correct"), "correct",
+                         t.column("correct").cast(pa.int64()))
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
+        return g.rename_columns({"correct_sum": "c", "correct_count": "n",
+                                 "sample_idx_min": "idx_min", "sample_idx_max": "idx_max",
+                                 "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"})
+
+    def merge(tables: list[pa.Table]) -> pa.Table:
+        t = pa.concat_tables(tables)
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
+            [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
+             ("idx_sum", "sum"), ("idx_sum2", "sum")])
+        return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
+                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
+                                 "idx_sum2_sum": "idx_sum2"})
+
+    for batch in iter_rollout_batches(path, ["prompt_id", "model", "sample_idx", "correct"],
+                                      batch_rows=batch_rows):
+        batch = batch.select(["prompt_id", "model", "sample_idx", "correct"])
+        parts.append(partial(batch))
+        pending += parts[-1].num_rows
+        if progress is not None:
+            progress(batch.num_rows)
+        if len(parts) > 16:  # compact partial aggregates to keep memory bounded
+            parts = [merge(parts)]
+    agg = merge(parts)
+    _sample_idx_check(agg, path)
+    out: dict[str, Counts] = {}
+    models = agg.column("model").to_numpy(zero_copy_only=False)
+    for model in sorted(set(models)):
+        sub = agg.filter(pc.equal(agg.column("model"), model))
+        sub = sub.sort_by("prompt_id")
+        out[str(model)] = Counts(
+            str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
+            sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
+    return out
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = None, *,
+                   required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
+    """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
+
+    The manifest, if given, is written beside the table with ``schema_version`` and
+    ``tool_version`` filled in.
+    """
+    from rlvr_boundary.results import to_jsonable, SCHEMA_VERSION
+    from rlvr_boundary import __version__
+    from rlvr_boundary.io.atomic import atomic_open
+
+    path = Path(path)
+    validate_batch(table, path, 1, required)
+    if is_jsonl(path):
+        with atomic_open(path, "w") as fh:
+            for batch in table.to_batches(BATCH_ROWS):
+                for row in batch.to_pylist():
+                    fh.write(json.dumps(to_jsonable(row), ensure_ascii=False) + "\n")
+    else:
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+    if manifest is not None:
+        doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **manifest}
+        with atomic_open(manifest_path_for(path), "w") as fh:
+            json.dump(to_jsonable(doc), fh, indent=1)
+    return path

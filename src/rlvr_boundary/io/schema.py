@@ -1,0 +1,135 @@
+"""The canonical rollout table, count table and run manifest (docs/schema.md).
+
+One row per completion. Only ``prompt_id``, ``model``, ``sample_idx`` and
+``correct`` are required; every other column is optional and, when present, must
+have the type below. Readers coerce the usual near-misses (0/1 integers for
+``correct``, integer ``prompt_id``) and refuse anything else with the file, row
+and column named.
+
+This module is the single source of truth for column names and types: the
+schema document is checked against it by the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+#: Statuses a verifier may give (``verify_status``). Anything but "ok" is incorrect.
+VERIFY_STATUSES = ("ok", "no_answer", "parse_fail", "timeout", "error")
+
+#: Number of relative-position bins in ``entropy_bins`` unless a manifest says otherwise.
+DEFAULT_POSITION_BINS = 10
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the rollout table."""
+
+    name: str
+    type: pa.DataType
+    required: bool
+    doc: str
+
+
+ROLLOUT_COLUMNS: tuple[Column, ...] = (
+    # identity
+    Column("prompt_id", pa.string(), True, "Stable id of the problem."),
+    Column("model", pa.string(), True, "Label of the checkpoint that generated the sample."),
+    Column("sample_idx", pa.int64(), True, "0..n-1 within (prompt_id, model), each exactly once."),
+    # content and verdict
+    Column("text", pa.string(), False, "The completion (omit for count-only data)."),
+    Column("answer", pa.string(), False, "Extracted final answer in canonical form; null if none."),
+    Column("correct", pa.bool_(), True, "Verdict of the verifier."),
+    Column("verify_status", pa.string(), False, "One of: " + ", ".join(VERIFY_STATUSES) + "."),
+    # generation facts
+    Column("finish_reason", pa.string(), False, "Engine finish reason (stop, length, ...)."),
+    Column("num_tokens", pa.int64(), False, "Number of generated tokens."),
+    Column("truncated", pa.bool_(), False, "True when generation hit max_tokens."),
+    # token summaries (computed while streaming; token arrays need not be kept)
+    Column("entropy_mean", pa.float64(), False,
+           "Mean per-token entropy (nats). Exact when entropy_kind = 'exact'; with top-K "
+           "logprobs it is the midpoint of [entropy_mean_lo, entropy_mean_hi]."),
+    Column("entropy_mean_lo", pa.float64(), False, "Rigorous lower bound on entropy_mean (top-K)."),
+    Column("entropy_mean_hi", pa.float64(), False, "Rigorous upper bound on entropy_mean (top-K)."),
+    Column("entropy_kind", pa.string(), False, "'exact' (from logits) or 'topk_bounds'."),
+    Column("rbf_mean", pa.float64(), False,
+           "Rollout branching factor: mean over steps of the number of tokens inside the "
+           "top 95% of probability mass."),
+    Column("rbf_lower_bound", pa.bool_(), False,
+           "True if some step's top-K mass was below 0.95, making rbf_mean a lower bound."),
+    Column("log_ppl", pa.float64(), False,
+           "Mean negative log-likelihood per token under the generating model (log PPL)."),
+    Column("entropy_bins", pa.list_(pa.float64()), False,
+           "Mean token entropy in each of B equal relative-position bins (B in the manifest, "
+           "default 10); null for a bin with no tokens."),
+    # quality flags (rlvr_boundary.verify.quality)
+    Column("q_no_boxed", pa.bool_(), False, "No \\boxed{} answer in the text."),
+    Column("q_multi_boxed", pa.bool_(), False, "Several \\boxed{} answers in the text."),
+    Column("q_text_after_answer", pa.bool_(), False, "Non-trivial text after the last boxed answer."),
+    Column("q_cjk_share", pa.float64(), False, "Share of CJK characters among letters."),
+    Column("q_language_mix", pa.bool_(), False,
+           "Language mixing: CJK in an answer to a non-CJK prompt, or the reverse."),
+    Column("q_redundancy3", pa.float64(), False,
+           "3-gram redundancy 1 - unique/all over whitespace tokens."),
+    # optional token arrays, for a subset when asked
+    Column("token_ids", pa.list_(pa.int32()), False, "Generated token ids."),
+    Column("token_logprobs", pa.list_(pa.float32()), False, "Log-probability of each sampled token."),
+    Column("top_ids", pa.list_(pa.list_(pa.int32())), False, "Top-K candidate ids per step."),
+    Column("top_logprobs", pa.list_(pa.list_(pa.float32())), False, "Top-K logprobs per step."),
+)
+
+ROLLOUT_BY_NAME = {c.name: c for c in ROLLOUT_COLUMNS}
+REQUIRED_ROLLOUT = tuple(c.name for c in ROLLOUT_COLUMNS if c.required)
+
+#: The count-only table: one row per (prompt_id, model).
+COUNT_COLUMNS: tuple[Column, ...] = (
+    Column("prompt_id", pa.string(), True, "Stable id of the problem."),
+    Column("model", pa.string(), True, "Label of the checkpoint."),
+    Column("n", pa.int64(), True, "Number of samples drawn (>= 1)."),
+    Column("c", pa.int64(), True, "Number of correct samples (0 <= c <= n)."),
+)
+
+#: Keys of the run manifest (JSON beside the table). All optional; unknown keys are kept.
+MANIFEST_FIELDS: dict[str, str] = {
+    "schema_version": "Version of this schema the table follows.",
+    "tool_version": "rlvr-boundary version that wrote the table.",
+    "model": "Label used in the `model` column.",
+    "model_path": "Path or hub name of the checkpoint.",
+    "model_hash": "Hash of the checkpoint weights (sha256 of the safetensors index or files).",
+    "engine": "Generation engine (transformers, vllm, openai-server, ...).",
+    "engine_version": "Its version.",
+    "sampling": "temperature, top_p, top_k, max_tokens, seed, n.",
+    "logprobs_mode": "'raw' (before temperature/top-p) or 'processed' logprobs.",
+    "top_k_logprobs": "K of the stored top-K logprobs.",
+    "position_bins": "Number of bins in entropy_bins.",
+    "prompt_template_hash": "sha256 of the prompt template.",
+    "dataset_hash": "sha256 of the dataset file the prompts came from.",
+    "verifier": "name, version and config of the verifier.",
+    "source": "Where the data came from (paper, package, licence) for published data.",
+}
+
+
+def rollout_schema(names: list[str] | tuple[str, ...]) -> pa.Schema:
+    """Arrow schema of the canonical columns ``names`` (in that order)."""
+    unknown = [n for n in names if n not in ROLLOUT_BY_NAME]
+    if unknown:
+        raise KeyError(f"not rollout columns: {unknown}")
+    return pa.schema([pa.field(n, ROLLOUT_BY_NAME[n].type, nullable=True) for n in names])
+
+
+def manifest_path_for(table_path) -> "Path":  # noqa: F821 - pathlib imported lazily
+    """Where the manifest of a table lives: ``x.parquet`` -> ``x.manifest.json``;
+    a shard directory -> ``dir/manifest.json``."""
+    from pathlib import Path
+
+    p = Path(table_path)
+    if p.is_dir():
+        return p / "manifest.json"
+    name = p.name
+    for suffix in (".parquet", ".jsonl.gz", ".jsonl", ".json", ".csv", ".tsv"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return p.with_name(name + ".manifest.json")

@@ -1,0 +1,94 @@
+"""A sharded, resumable rollout store: a directory of Parquet shards.
+
+Long jobs (sampling, verification) write their output in shards named by a
+stable *unit key* (for example the input row range ``r000000000-000065535`` or a
+prompt id block). Each shard is written atomically, so after a crash the
+directory holds only complete shards; on restart the job asks
+:meth:`ShardedWriter.done` which units are finished and skips them. Nothing is
+duplicated (a unit is one shard, rewritten whole if re-run) and nothing is lost
+(a unit without a shard is redone).
+
+Readers treat the directory as one table (:func:`rlvr_boundary.io.rollouts.iter_rollout_batches`),
+reading shards in name order. The manifest is ``manifest.json`` in the directory;
+a ``_COMPLETE`` marker is written by :meth:`ShardedWriter.finish` once every unit is done.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rlvr_boundary.io.atomic import atomic_open, atomic_path
+
+_SAFE = re.compile(r"^[A-Za-z0-9_.=-]+$")
+
+
+class ShardedWriter:
+    """Write a table as atomic, key-named Parquet shards under ``directory``.
+
+    Parameters
+    ----------
+    directory
+        Output directory; created if missing.
+    manifest
+        Run manifest (JSON object). On resume it must equal the stored one in
+        every key listed in ``must_match``, otherwise resuming would mix
+        incompatible outputs and we refuse.
+    must_match
+        Manifest keys that must agree with an existing directory's manifest.
+    """
+
+    def __init__(self, directory: str | Path, manifest: dict | None = None,
+                 must_match: tuple[str, ...] = ()) -> None:
+        from rlvr_boundary import __version__
+        from rlvr_boundary.errors import InputError
+        from rlvr_boundary.results import SCHEMA_VERSION, to_jsonable
+
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        mpath = self.directory / "manifest.json"
+        doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **(manifest or {})}
+        doc = to_jsonable(doc)
+        if mpath.exists():
+            old = json.loads(mpath.read_text(encoding="utf-8"))
+            diff = [k for k in must_match if old.get(k) != doc.get(k)]
+            if diff:
+                raise InputError(
+                    f"cannot resume: the existing output was made with different {diff} "
+                    f"(stored {[old.get(k) for k in diff]}, now {[doc.get(k) for k in diff]}); "
+                    "use a new output directory", path=mpath)
+        with atomic_open(mpath, "w") as fh:
+            json.dump(doc, fh, indent=1)
+        self.manifest = doc
+
+    def _shard(self, key: str) -> Path:
+        if not _SAFE.match(key):
+            raise ValueError(f"shard key must match {_SAFE.pattern!r}, got {key!r}")
+        return self.directory / f"part-{key}.parquet"
+
+    def done(self) -> set[str]:
+        """Unit keys whose shard is complete."""
+        return {p.name[len("part-"):-len(".parquet")] for p in self.directory.glob("part-*.parquet")}
+
+    def write(self, key: str, table: pa.Table) -> Path:
+        """Write the shard of unit ``key`` atomically (replacing any earlier one)."""
+        (self.directory / "_COMPLETE").unlink(missing_ok=True)
+        path = self._shard(key)
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+        return path
+
+    def finish(self, summary: dict | None = None) -> None:
+        """Mark the store complete, recording an optional summary."""
+        from rlvr_boundary.results import to_jsonable
+
+        with atomic_open(self.directory / "_COMPLETE", "w") as fh:
+            json.dump(to_jsonable(summary or {}), fh, indent=1)
+
+    @property
+    def complete(self) -> bool:
+        return (self.directory / "_COMPLETE").exists()

@@ -1,0 +1,374 @@
+"""The report as one self-contained HTML page.
+
+No scripts, no external fonts, styles or images: figures are inline SVG and the
+CSS is in the page, so it opens offline and can be attached to an email. Every
+string that comes from the user's data (labels, prompt ids, completions,
+manifests) goes through :func:`esc`: model output is untrusted.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from rlvr_boundary.comparison import format_ranges
+
+SECTIONS = [
+    ("summary", "Summary"),
+    ("passk", "pass@k curves"),
+    ("difference", "Difference and confidence band"),
+    ("advisor", "Budget advisor"),
+    ("coverage", "Coverage"),
+    ("support", "Support dynamics"),
+    ("evolution", "Training evolution"),
+    ("diversity", "Answer diversity"),
+    ("quality", "Output quality"),
+    ("tokens", "Token statistics"),
+    ("regressions", "Most regressed and improved problems"),
+    ("lucky", "Lucky-guess review list"),
+    ("provenance", "Provenance"),
+]
+
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
+nav a{margin-right:.8em;font-size:.9em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
+th,td{border:1px solid #ddd;padding:.25em .55em;text-align:right;vertical-align:top}
+th{background:#f5f5f5}td.l,th.l{text-align:left}
+.note{color:#555;font-style:italic}.missing{background:#fff8e6;border-left:4px solid #e6a700;padding:.5em .8em}
+.verdict{font-size:1.05em;background:#eef6ff;border-left:4px solid #0072B2;padding:.5em .8em;margin:.4em 0}
+pre.sample{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;
+padding:.5em;max-height:22em;overflow:auto;font-size:.82em}
+.ok{color:#00734d}.bad{color:#b33c00}figure{margin:.8em 0}figure svg{max-width:100%;height:auto}
+details{margin:.4em 0}summary{cursor:pointer}
+"""
+
+
+def esc(value) -> str:
+    """HTML-escape any value (quotes too: values may land in attributes)."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _f(x, digits: int = 4) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list], left: int = 1) -> str:
+    th = "".join(f'<th class="{"l" if i < left else ""}">{esc(h)}</th>' for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
+                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _missing(text: str) -> str:
+    return f'<p class="missing">{text}</p>'
+
+
+def _figure(svgs: dict, name: str, caption: str) -> str:
+    if name not in svgs:
+        return ""
+    return f"<figure>{svgs[name]}<figcaption class=\"note\">{esc(caption)}</figcaption></figure>"
+
+
+def _ranges(ks: list[int]) -> str:
+    return format_ranges(ks, dash="–")
+
+
+def render(audit: dict, svgs: dict, *, texts: dict, provenance: dict, options: dict,
+           version: str, schema_version: str, figure_files: dict) -> str:
+    """The whole page."""
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+             f"<title>rlvr-boundary report: {esc(', '.join(audit['checkpoints']))} vs "
+             f"{esc(audit['base'])}</title><style>{CSS}</style></head><body>"]
+    parts.append(f"<h1>rlvr-boundary report</h1><p class=\"note\">{len(audit['checkpoints'])} "
+                 f"checkpoint(s) against the base <b>{esc(audit['base'])}</b> on "
+                 f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
+                 f"{esc(schema_version)}.</p>")
+    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
+                 + "</nav>")
+    body = {
+        "summary": _summary(audit),
+        "passk": _passk(audit, svgs),
+        "difference": _difference(audit, svgs),
+        "advisor": _advisor(audit),
+        "coverage": _coverage(audit, svgs),
+        "support": _support(audit),
+        "evolution": _evolution(audit, svgs),
+        "diversity": _diversity(audit),
+        "quality": _quality(audit),
+        "tokens": _tokens(audit, svgs),
+        "regressions": _regressions(audit, texts),
+        "lucky": _lucky(audit, texts),
+        "provenance": _provenance(provenance, options, figure_files),
+    }
+    for sid, title in SECTIONS:
+        parts.append(f'<section id="{sid}"><h2>{esc(title)}</h2>{body[sid]}</section>')
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _summary(a: dict) -> str:
+    lines = "".join(f'<p class="verdict">{esc(s)}</p>' for s in a["summary"])
+    cov = a["coverage"]
+    solved = ", ".join(f"{esc(m)} {cov['solved'][m]}" for m in a["models"])
+    return (lines + f"<p>Solved at K = {cov['K']} ({esc(cov['rule'])}): {solved}; "
+            f"union {cov['union']} of {a['n_prompts']}.</p>"
+            + (f"<p class=\"note\">Prompts dropped to align the models: {esc(a['dropped'])}</p>"
+               if a.get("dropped") else ""))
+
+
+def _passk(a: dict, svgs: dict) -> str:
+    ks = list(a["ks"])
+    show = sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0]})
+    rows = [[str(k)] + [_f(a["pass_at_k"][m][ks.index(k)]) for m in a["models"]] for k in show]
+    return (_figure(svgs, "passk", "Unbiased pass@k (Chen et al. 2021) averaged over problems; "
+                    "dotted lines mark each checkpoint's crossover k*.")
+            + _table(["k", *a["models"]], rows))
+
+
+def _difference(a: dict, svgs: dict) -> str:
+    if not a["comparisons"]:
+        return _missing("Only one model was given: a difference needs a base and a checkpoint.")
+    out = [_figure(svgs, "difference", "D(k) = pass@k(checkpoint) − pass@k(base) with the "
+                   "Gaussian-multiplier sup-t simultaneous band: where the band is above 0 the "
+                   "gain is supported at every such k at once, below 0 the loss.")]
+    rows = []
+    for m, r in a["comparisons"].items():
+        ci = r.get("bootstrap_ci") or {}
+        ks_ci = ci.get("k_star", {}).get("ci") if ci else None
+        pr_ci = ci.get("price", {}).get("ci") if ci else None
+        rows.append([esc(m), f"{r['diff'][0] * 100:+.2f}", esc(r["k_star"]),
+                     f"{r['n_crossings']} (bound {r['crossing_bound']})",
+                     f"{r['price'] * 100:.2f} at k = {esc(r['price_k'])}",
+                     esc(_ranges(r.get("gain_budgets") or [])),
+                     esc(_ranges(r.get("loss_budgets") or [])),
+                     esc(r.get("first_loss_set")),
+                     (f"{_f(r['delta_se'])} (K = {r['delta_se_K']})" if r.get("delta_se") is not None
+                      else "–"),
+                     (f"k* [{esc(ks_ci[0])}, {esc(ks_ci[1] if ks_ci[1] is not None else '> grid')}]; "
+                      f"price [{_f(pr_ci[0])}, {_f(pr_ci[1])}]" if ks_ci and pr_ci else "–")])
+    out.append(_table(["checkpoint", "Δpass@1 (pts)", "k*", "crossings", "price (pts)",
+                       "supported gain k", "supported loss k", "first-loss set", "Δ_SE",
+                       "bootstrap 95% CI"], rows))
+    for m, r in a["comparisons"].items():
+        if r.get("band"):
+            out.append(f"<p class=\"note\">{esc(m)}: critical value "
+                       f"{r['band']['critical_value']:.3f} ({esc(r['band']['method'])}). "
+                       f"{esc(r['crossing_bound_note'])}.</p>")
+    return "".join(out)
+
+
+def _advisor(a: dict) -> str:
+    rows = []
+    for r in a["advisor"]:
+        if "runner_up" in r:
+            sup = ('<span class="ok">supported</span>' if r["supported"]
+                   else '<span class="bad">not separated</span>')
+            rows.append([str(r["k"]), esc(r["best"]), _f(r["pass_at_k"]), esc(r["runner_up"]),
+                         f"{r['lead'] * 100:+.2f}", f"[{_f(r['band'][0])}, {_f(r['band'][1])}]", sup])
+        else:
+            rows.append([str(r["k"]), esc(r["best"]), _f(r["pass_at_k"]), "–", "–", "–", "–"])
+    return ("<p>If you will deploy with k samples per problem (best-of-k with a verifier), "
+            "use this checkpoint. 'Supported' means the simultaneous band of its difference to "
+            "the runner-up excludes 0 at that k.</p>"
+            + _table(["k", "best", "pass@k", "runner-up", "lead (pts)", "band", "verdict"], rows, 2))
+
+
+def _coverage(a: dict, svgs: dict) -> str:
+    cov = a["coverage"]
+    out = [f"<p>{esc(cov['rule'])}.</p>"]
+    rows = [[esc(m), str(t["both"]), str(t["base_only"]), str(t["rl_only"]), str(t["neither"])]
+            for m, t in cov["table_2x2"].items()]
+    if rows:
+        out.append(_table(["checkpoint", "both", "base only", "checkpoint only", "neither"], rows))
+    out.append(_figure(svgs, "upset", "UpSet plot: each bar counts the problems solved by exactly "
+                       "the models marked below it."))
+    out.append(_figure(svgs, "histogram", "Per-problem accuracy; the exact 0 and 1 bins are kept "
+                       "apart from the interior bins."))
+    h = cov["histogram"]
+    out.append(_table(["model", *h["labels"]],
+                      [[esc(m), *[str(int(x)) for x in h["counts"][m]]] for m in a["models"]]))
+    return "".join(out)
+
+
+def _support(a: dict) -> str:
+    s = a["support"]
+    if not s["problem"]:
+        return _missing("Support dynamics need a base and at least one checkpoint.")
+    head = ["checkpoint", "P", "E", "S", "O", "SRR", "NDR", "SDS", "NSCR"]
+
+    def row(m, d):
+        return [esc(m), *[str(d[k]) if isinstance(d[k], int) else _f(d[k], 1) for k in "PESO"],
+                *[_f(d[k], 3) for k in ("SRR", "NDR", "SDS", "NSCR")]]
+
+    out = [f"<p>Empirical support at K = {s['K']}: a problem is in a model's support when some "
+           f"correct sample is found within K draws with probability at least 1 − ζ = "
+           f"{1 - s['zeta']:g} (ε = 1 − ζ^(1/K) = {s['epsilon']:.4f}). P preserved, E expanded "
+           "(only the checkpoint), S shrunk (only the base), O outside both. SRR = P/(P+S), "
+           "NDR = E/(P+E), SDS their harmonic mean, NSCR = (E−S)/(P+E+S).</p>",
+           _table(head, [row(m, d) for m, d in s["problem"].items()])]
+    for m, d in s["problem"].items():
+        for region, label in (("E", "expanded"), ("S", "shrunk")):
+            ids = d["regions_by_prompt"][region]
+            if ids:
+                out.append(f"<details><summary>{esc(m)}: {len(ids)} {label} problems</summary>"
+                           f"<p>{esc(', '.join(map(str, ids)))}</p></details>")
+    if s["answer"]:
+        out.append("<h3>Per distinct correct answer</h3>"
+                   + _table(head, [row(m, d) for m, d in s["answer"].items()]))
+    else:
+        out.append(_missing("Per-answer support needs the extracted <code>answer</code> column "
+                            "of the rollout table (run <code>rlvr-boundary verify</code> on the "
+                            "completions)."))
+    return "".join(out)
+
+
+def _evolution(a: dict, svgs: dict) -> str:
+    ev = a["evolution"]
+    if not ev:
+        return _missing("No training steps found: give two or more checkpoints whose labels carry "
+                        "the step (for example <code>step-100</code>, <code>global_step_200</code>) "
+                        "to see pass@1 and pass@K against training step.")
+    rows = [[esc(r["model"]), str(r["step"]), _f(r["pass_at_1"]), _f(r["pass_at_K"])]
+            for r in ev["rows"]]
+    return (_figure(svgs, "evolution", "pass@1 and pass@K against training step.")
+            + _table(["model", "step", "pass@1", f"pass@{ev['K']}"], rows))
+
+
+def _diversity(a: dict) -> str:
+    d = a["diversity"]
+    if not d:
+        return _missing("Answer diversity needs the extracted <code>answer</code> of each sample "
+                        "(rollout tables graded by <code>rlvr-boundary verify</code>); count-only "
+                        "inputs cannot show it.")
+    rows = [[esc(m), _f(v["distinct"], 2), _f(v["entropy"], 3), _f(v["exp_entropy"], 2),
+             _f(v["inverse_simpson"], 2)] for m, v in d["models"].items()]
+    return (f"<p>Expected over random subsets of k = {d['k']} samples per problem, averaged over "
+            "problems; incomplete outputs form one class \"NA\".</p>"
+            + _table(["model", "distinct answers", "answer entropy (nats)", "exp(entropy)",
+                      "inverse Simpson"], rows))
+
+
+def _moment_table(block: dict, models: list[str], cols: list[str]) -> str:
+    rows = []
+    for col in cols:
+        for m in models:
+            cell = block[col].get(m)
+            if not cell or cell["all"] is None:
+                continue
+            rows.append([esc(col), esc(m), *[
+                "–" if cell[k] is None else f"{cell[k]['mean']:.4g} ± {cell[k]['std']:.3g} "
+                f"(n={cell[k]['count']})" for k in ("all", "correct", "incorrect")]])
+    return _table(["statistic", "model", "all samples", "correct", "incorrect"], rows, 2)
+
+
+def _quality(a: dict) -> str:
+    q = a.get("quality")
+    if not q:
+        return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify</code> "
+                        "(it fills the q_* columns: no boxed answer, several boxed answers, text "
+                        "after the answer, CJK share, language mixing, 3-gram redundancy).")
+    return ("<p>Means of the flags (shares for yes/no flags) per model, split by verdict.</p>"
+            + _moment_table(q, a["models"], list(q)))
+
+
+def _tokens(a: dict, svgs: dict) -> str:
+    t = a.get("tokens")
+    if not t:
+        return _missing("Token statistics need the token summary columns (entropy_mean, "
+                        "rbf_mean, log_ppl, entropy_bins), written by <code>rlvr-boundary sample</code> "
+                        "or <code>rlvr-boundary score</code> with logprobs.")
+    cols = [c for c in t if c not in ("entropy_by_position", "truncated_share")]
+    out = [_moment_table(t, a["models"], cols) if cols else ""]
+    if "truncated_share" in t:
+        out.append("<p>Share truncated at max_tokens: " + ", ".join(
+            f"{esc(m)} {v:.3f}" for m, v in t["truncated_share"].items()) + "</p>")
+    out.append(_figure(svgs, "entropy_position", "Mean token entropy by relative position, "
+                       "correct (solid) vs incorrect (dashed) samples."))
+    return "".join(out)
+
+
+def _sample_block(texts: dict, model: str, pid: str) -> str:
+    got = texts.get((model, pid))
+    if not got:
+        return ""
+    out = []
+    for kind in ("correct", "incorrect"):
+        for s in got[kind]:
+            cut = " (cut)" if s["cut"] else ""
+            out.append(f"<details><summary>{esc(model)} · sample {esc(s['sample_idx'])} · "
+                       f"<span class=\"{'ok' if kind == 'correct' else 'bad'}\">{kind}</span>"
+                       f"{' · answer ' + esc(s['answer']) if s.get('answer') is not None else ''}"
+                       f"{cut}</summary><pre class=\"sample\">{esc(s['text'])}</pre></details>")
+    return "".join(out)
+
+
+def _regressions(a: dict, texts: dict) -> str:
+    if not a["comparisons"]:
+        return _missing("Needs a base and at least one checkpoint.")
+    out = []
+    have_text = bool(texts)
+    for m in a["comparisons"]:
+        ranked = a["coverage"]["ranked"][m]
+        for kind, title in (("regressions", "most regressed"), ("gains", "most improved")):
+            rows = ranked[kind]
+            out.append(f"<h3>{esc(m)}: {title} (accuracy c/n)</h3>")
+            if not rows:
+                out.append("<p class=\"note\">none</p>")
+                continue
+            out.append(_table(["problem", a["base"], m, "Δ accuracy"],
+                              [[esc(r["prompt_id"]), f"{r['c_base']}/{r['n_base']}",
+                                f"{r['c_model']}/{r['n_model']}", f"{r['delta']:+.3f}"]
+                               for r in rows]))
+            if have_text:
+                for r in rows:
+                    block = (_sample_block(texts, a["base"], r["prompt_id"])
+                             + _sample_block(texts, m, r["prompt_id"]))
+                    if block:
+                        out.append(f"<details><summary>samples of {esc(r['prompt_id'])}</summary>"
+                                   f"{block}</details>")
+    if not have_text:
+        out.append(_missing("Sample texts appear here when the inputs are rollout tables with a "
+                            "<code>text</code> column; these inputs carry counts only."))
+    return "".join(out)
+
+
+def _lucky(a: dict, texts: dict) -> str:
+    rows = a["lucky"]
+    if not rows:
+        return "<p class=\"note\">No problem is solved with accuracy strictly between 0 and the threshold.</p>"
+    out = ["<p>Problems a model solves rarely (0 &lt; c/n &lt; 5%). A correct final answer reached "
+           "this rarely may come from flawed reasoning or a guess: read the correct samples and "
+           "check the reasoning, as Yue et al. (limit-of-RLVR) did by hand.</p>",
+           _table(["model", "problem", "c/n", "other models"],
+                  [[esc(r["model"]), esc(r["prompt_id"]), f"{r['c']}/{r['n']}",
+                    esc(", ".join(f"{k} {v}" for k, v in r["others"].items()))] for r in rows], 2)]
+    if texts:
+        for r in rows:
+            got = texts.get((r["model"], r["prompt_id"]))
+            if got and got["correct"]:
+                out.append(f"<details><summary>correct samples: {esc(r['model'])} on "
+                           f"{esc(r['prompt_id'])}</summary>"
+                           + "".join(f"<pre class=\"sample\">{esc(s['text'])}</pre>"
+                                     for s in got["correct"]) + "</details>")
+    else:
+        out.append(_missing("The correct samples to review appear here when the inputs carry "
+                            "the completion <code>text</code>."))
+    return "".join(out)
+
+
+def _provenance(prov: dict, options: dict, figure_files: dict) -> str:
+    rows = [[esc(p["path"]), esc(p.get("format")), esc(", ".join(p.get("models", []))),
+             esc(p.get("sha256", "")[:16]), f"<pre class=\"sample\">{esc(json.dumps(p['manifest'], indent=1))}</pre>"
+             if p.get("manifest") else "–"] for p in prov["inputs"]]
+    out = [_table(["input", "format", "models", "sha256 (first 16)", "manifest"], rows, 5)]
+    for note in prov.get("notes", []):
+        out.append(f"<p class=\"note\">{esc(note)}</p>")
+    out.append(f"<p>Options: <code>{esc(json.dumps(options))}</code></p>")
+    if figure_files:
+        out.append("<p>Figures (PNG and PDF) in <code>" + esc(figure_files["folder"]) + "</code>: "
+                   + esc(", ".join(figure_files["files"])) + "</p>")
+    return "".join(out)

@@ -1,0 +1,102 @@
+"""Versioned result files: the seam between compute and presentation.
+
+Every JSON result written by rlvr-boundary has the same envelope::
+
+    {"schema_version": "...", "tool": "rlvr-boundary", "tool_version": "...",
+     "kind": "compare", "created": "...", "options": {...}, ...payload}
+
+so a result can always be traced to the options and the code that made it. The
+report reads these files; compute code never calls the report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from rlvr_boundary._version import __version__
+from rlvr_boundary.io.atomic import atomic_open
+
+#: Version of the JSON result and rollout-table schemas (docs/schema.md).
+SCHEMA_VERSION = "1.0"
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert numpy scalars/arrays, dataclasses and paths into plain JSON values.
+
+    Non-finite floats become ``null``: JSON has no NaN, and a silent ``NaN`` token
+    breaks strict parsers.
+    """
+    import numpy as np
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, (np.bool_,)):
+        return bool(obj)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        value = float(obj)
+        return value if math.isfinite(value) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """Wrap a result payload with schema version, tool version, kind and options."""
+    head = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": "rlvr-boundary",
+        "tool_version": __version__,
+        "kind": kind,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "options": to_jsonable(options),
+    }
+    clash = set(head) & set(payload)
+    if clash:
+        raise ValueError(f"payload keys clash with the envelope: {sorted(clash)}")
+    return {**head, **to_jsonable(payload)}
+
+
+def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, Any]) -> dict:
+    """Write a result JSON atomically and return the dict that was written."""
+    doc = envelope(kind, options, payload)
+    with atomic_open(path, "w") as fh:
+        json.dump(doc, fh, indent=1, allow_nan=False)
+        fh.write("\n")
+    return doc
+
+
+def read_result(path: str | Path, kind: str | None = None) -> dict[str, Any]:
+    """Read a result JSON and check its schema version (and kind, if given)."""
+    from rlvr_boundary.errors import InputError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from exc
+    if not isinstance(doc, dict) or "schema_version" not in doc:
+        raise InputError("not an rlvr-boundary result file (no schema_version)", path=path)
+    major = str(doc["schema_version"]).split(".")[0]
+    if major != SCHEMA_VERSION.split(".")[0]:
+        raise InputError(
+            f"schema_version {doc['schema_version']} is not readable by this version "
+            f"(reads {SCHEMA_VERSION.split('.')[0]}.x)",
+            path=path,
+            field="schema_version",
+        )
+    if kind is not None and doc.get("kind") != kind:
+        raise InputError(f"expected a '{kind}' result, found '{doc.get('kind')}'", path=path)
+    return doc

@@ -1,0 +1,170 @@
+"""Rejection-sampling fine-tuning (RFT) data selection of the RUC report.
+
+The report keeps pass@k while fine-tuning on the model's own samples by first
+applying rule filters and then one selection strategy, for a fixed budget per
+round (1.1k samples); its final recipe is "5% negatives + high RBF".
+
+Rule filters, in this order (a sample is dropped for the first rule it fails,
+and that reason is counted):
+
+1. ``no_text``: the completion text is missing;
+2. ``no_boxed``: no ``\\boxed{...}`` answer;
+3. then the text is cut after the (last) boxed answer;
+4. ``no_digit``: the cut text holds no digit 0-9 (the report says "at least one
+   digit" without saying where; we read it as the kept text, which is what the
+   model is trained on);
+5. ``redundant``: the 3-gram redundancy of the cut text exceeds 0.31.
+
+Strategies: ``rbf`` ranks the positive (correct) samples by mean rollout
+branching factor, highest first; ``entropy`` by mean token entropy, highest
+first; ``random`` takes a seeded uniform sample. With ``neg_frac > 0``,
+``round(neg_frac * budget)`` negatives (incorrect samples that passed the rules)
+are drawn uniformly at random (seeded) — the report's "5% noise" — and the rest
+of the budget goes to positives. If there are too few negatives the remainder
+goes to positives; if there are too few positives the set comes out short (we
+never raise the share of negatives above the one asked for) and the shortfall is
+reported. Positives whose ranking score is missing (NaN) are dropped as
+``missing_score``; eligible samples that do not fit are ``over_budget``.
+
+The text rules come from :mod:`rlvr_boundary.verify.quality` (``last_boxed``,
+``cut_after_answer``, ``redundancy3``), the same code that computes the audit's
+quality flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Drop reasons, in the order the rules are applied.
+DROP_REASONS = ("no_text", "no_boxed", "no_digit", "redundant", "missing_score", "over_budget")
+#: Selection strategies and the score column each ranks positives by.
+STRATEGY_COLUMNS = {"rbf": "rbf_mean", "entropy": "entropy_mean", "random": None}
+
+
+@dataclass
+class RftOptions:
+    """Options of ``rlvr-boundary rft-select``."""
+
+    budget: int = 1100
+    """Number of samples to select (the report's 1.1k per round)."""
+    neg_frac: float = 0.05
+    """Share of the budget given to incorrect samples, drawn at random (report: 5%)."""
+    by: str = "rbf"
+    """How positives are chosen: rbf (highest mean RBF), entropy (highest mean entropy), random."""
+    max_redundancy: float = 0.31
+    """Drop samples whose 3-gram redundancy exceeds this."""
+    seed: int = 0
+    """Seed of the random draws (negatives; positives under ``random``)."""
+
+    def __post_init__(self) -> None:
+        if self.by not in STRATEGY_COLUMNS:
+            raise ValueError(f"--by must be one of {sorted(STRATEGY_COLUMNS)}, got {self.by!r}")
+        if isinstance(self.budget, bool) or int(self.budget) != self.budget or self.budget < 1:
+            raise ValueError(f"budget must be a positive integer, got {self.budget!r}")
+        if not 0.0 <= self.neg_frac <= 1.0:
+            raise ValueError(f"neg_frac must lie in [0, 1], got {self.neg_frac}")
+        if not 0.0 <= self.max_redundancy <= 1.0:
+            raise ValueError(f"max_redundancy must lie in [0, 1], got {self.max_redundancy}")
+
+
+@dataclass
+class RftSelection:
+    """Result of :func:`select_rft`."""
+
+    indices: np.ndarray
+    """``(S,)`` selected row numbers, ascending."""
+    texts: list
+    """Cut text of each selected row (same order as ``indices``)."""
+    reasons: list
+    """Per input row: None if selected, else the drop reason."""
+    n_positive: int
+    n_negative: int
+    shortfall: int
+    """``budget`` minus the number selected."""
+
+    def drop_counts(self) -> dict[str, int]:
+        counts = {r: 0 for r in DROP_REASONS}
+        for r in self.reasons:
+            if r is not None:
+                counts[r] += 1
+        return counts
+
+
+def apply_rules(texts, max_redundancy: float = 0.31) -> tuple[list, list]:
+    """Rule filters. Returns ``(cut_texts, reasons)``; reason None means kept."""
+    from rlvr_boundary.verify.quality import cut_after_answer, last_boxed, redundancy3
+
+    cut: list = []
+    reasons: list = []
+    for text in texts:
+        if text is None:
+            cut.append(None)
+            reasons.append("no_text")
+            continue
+        if last_boxed(text) is None:
+            cut.append(None)
+            reasons.append("no_boxed")
+            continue
+        kept = cut_after_answer(text)
+        cut.append(kept)
+        if not any(ch in "0123456789" for ch in kept):
+            reasons.append("no_digit")
+        elif redundancy3(kept) > max_redundancy:
+            reasons.append("redundant")
+        else:
+            reasons.append(None)
+    return cut, reasons
+
+
+def select_rft(texts, correct, score, opts: RftOptions) -> RftSelection:
+    """Apply the rule filters and the strategy of ``opts``.
+
+    Parameters
+    ----------
+    texts
+        ``(N,)`` completion texts (None for missing).
+    correct
+        ``(N,)`` bool verdicts.
+    score
+        ``(N,)`` ranking score of the strategy (rbf_mean or entropy_mean), or None
+        for ``random``.
+    opts
+        Budget, negative share, strategy, threshold, seed.
+    """
+    correct = np.asarray(correct, dtype=bool)
+    n = correct.shape[0]
+    if len(texts) != n:
+        raise ValueError(f"{len(texts)} texts for {n} verdicts")
+    cut, reasons = apply_rules(texts, opts.max_redundancy)
+    ok = np.array([r is None for r in reasons], dtype=bool)
+    rng = np.random.default_rng(opts.seed)
+
+    pos = np.flatnonzero(ok & correct)
+    neg = np.flatnonzero(ok & ~correct)
+    if opts.by != "random":
+        if score is None:
+            raise ValueError(f"strategy {opts.by!r} needs a score")
+        s = np.asarray(score, dtype=np.float64)
+        missing = pos[~np.isfinite(s[pos])]
+        for i in missing:
+            reasons[i] = "missing_score"
+        pos = pos[np.isfinite(s[pos])]
+        order = np.lexsort((pos, -s[pos]))  # highest score first, ties by row order
+        pos_ranked = pos[order]
+    else:
+        pos_ranked = rng.permutation(pos)
+
+    n_neg_want = int(round(opts.neg_frac * opts.budget))
+    neg_take = rng.permutation(neg)[:min(n_neg_want, neg.size)]
+    n_pos_want = opts.budget - neg_take.size  # too few negatives: positives fill the gap
+    pos_take = pos_ranked[:n_pos_want]
+    chosen = np.sort(np.concatenate([pos_take, neg_take])).astype(np.int64)
+    chosen_set = set(chosen.tolist())
+    for i in np.concatenate([pos_ranked, neg]).tolist():
+        if i not in chosen_set and reasons[i] is None:
+            reasons[i] = "over_budget"
+    return RftSelection(indices=chosen, texts=[cut[i] for i in chosen], reasons=reasons,
+                        n_positive=int(pos_take.size), n_negative=int(neg_take.size),
+                        shortfall=int(opts.budget - chosen.size))

@@ -1,0 +1,12 @@
+"""Verifiers: grade raw completions, safely (docs/verifiers.md).
+
+- :mod:`.quality`: output-quality flags (pure Python; also used by the report and RFT).
+- :mod:`.extract`: final-answer extraction (last box, configurable fallbacks).
+- :mod:`.canonical`: canonical answer strings (exact rational/surd arithmetic) for classes.
+- :mod:`.math`: math grading with math-verify (pinned) or the canonical fallback.
+- :mod:`.pool`: worker processes with a hard timeout per item, JSON over the pipe.
+- :mod:`.code` / :mod:`.sandbox`: code tests in a contained subprocess.
+- :mod:`.run`: the ``rlvr-boundary verify`` job (resumable, sharded).
+
+Nothing in this package imports or executes model output in the calling process.
+"""

@@ -1,0 +1,349 @@
+"""Grade a rollout table of raw completions: the job behind ``rlvr-boundary verify``.
+
+Input: a rollout table with ``prompt_id``, ``model``, ``sample_idx`` and the
+completion text (``text``, the canonical column, or ``completion``;
+``correct`` may be absent), and a gold file mapping prompt ids to a math answer
+or to code tests. Output: the same rows plus ``answer`` (math), ``correct``,
+``verify_status`` and the ``q_*`` quality flags, written as a shard directory
+(the default, for long runs) or as one Parquet/JSONL file.
+
+Every input batch becomes one shard, written atomically, so a killed run
+resumes where it stopped (finished shards are skipped) and never duplicates or
+loses rows. A single-file output is assembled atomically from its shards
+(kept in ``OUT.parts/`` until then) once every batch is graded. The manifest
+records the verifier, its version and configuration; resuming with a different
+verifier, gold file, input or batching is refused.
+
+Untrusted text never runs in this process: math items go to
+:class:`~rlvr_boundary.verify.pool.TimeoutPool` workers (hard timeout, memory
+limit, JSON over the pipe), code to :mod:`~rlvr_boundary.verify.sandbox`
+subprocesses. Only the quality flags are computed here, by linear-time string
+scans.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.verify.math import MathOptions, as_text, backend_name, options_to_json
+from rlvr_boundary.verify.quality import quality_flags
+from rlvr_boundary.verify.sandbox import SandboxOptions
+
+QUALITY_COLUMNS = ("q_no_boxed", "q_multi_boxed", "q_text_after_answer", "q_cjk_share",
+                   "q_language_mix", "q_redundancy3")
+TEXT_FIELDS = ("text", "completion")
+ID_FIELDS = ("prompt_id", "id", "unique_id", "idx", "task_id")
+MATH_FIELDS = ("answer", "gold", "gt", "solution_answer")
+KEY_COLUMNS = ("prompt_id", "model", "sample_idx")
+
+
+@dataclass
+class VerifyOptions:
+    """Options of ``rlvr-boundary verify`` (recorded in the output manifest)."""
+
+    task: str = "math"
+    """'math' (answer equivalence) or 'code' (run tests in the sandbox)."""
+    workers: int = 2
+    """Worker processes (math) or concurrent sandboxes (code)."""
+    timeout: float = 10.0
+    """Hard wall-clock seconds per item (math) or per sandboxed run (code)."""
+    memory_mb: int = 2048
+    """Address space a math worker may add to its start-up size (MB)."""
+    text_field: str | None = None
+    """Column of the completion text (default: 'text', else 'completion')."""
+    gold_id: str | None = None
+    """Field of the gold file holding the prompt id (default: prompt_id, id, unique_id, idx, task_id)."""
+    gold_field: str | None = None
+    """Field holding the gold answer or tests (default: answer/gold/gt, or the code test fields)."""
+    math: MathOptions = field(default_factory=MathOptions)
+    """Math grading (backend, extraction)."""
+    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
+    """Code sandbox limits (its timeout is replaced by ``timeout``)."""
+    batch_rows: int = 4096
+    """Rows per shard (the unit of resumption)."""
+
+
+def read_gold(path: Path, opts: VerifyOptions) -> dict:
+    """Prompt id -> gold answer (math, a string) or test spec (code, a dict).
+
+    JSONL (one object per line) or CSV/TSV with a header.
+    """
+    from rlvr_boundary.io.rollouts import is_jsonl, iter_json_lines
+    from rlvr_boundary.verify.code import code_spec
+
+    ids = (opts.gold_id,) if opts.gold_id else ID_FIELDS
+    wanted = (opts.gold_field,) if opts.gold_field else MATH_FIELDS
+    out: dict = {}
+
+    def take(rec: dict, line: int) -> None:
+        key = next((k for k in ids if rec.get(k) not in (None, "")), None)
+        if key is None:
+            raise InputError(f"no prompt id field (tried {list(ids)}; set --gold-id)",
+                             path=path, line=line)
+        pid = str(rec[key])
+        if pid in out:
+            raise InputError(f"duplicate prompt id '{pid}'", path=path, line=line, field=key)
+        if opts.task == "code":
+            try:
+                out[pid] = code_spec(rec, opts.gold_field)
+            except ValueError as exc:
+                raise InputError(str(exc), path=path, line=line) from None
+            return
+        val_key = next((k for k in wanted if rec.get(k) is not None), None)
+        if val_key is None:
+            raise InputError(f"no gold answer field (tried {list(wanted)}; set --gold-field)",
+                             path=path, line=line)
+        value = rec[val_key]
+        if isinstance(value, (dict, list)):
+            raise InputError("a gold answer must be a string or a number", path=path, line=line,
+                             field=val_key)
+        out[pid] = str(value)
+
+    if not path.exists():
+        raise InputError("file not found", path=path)
+    if is_jsonl(path):
+        for line, rec in iter_json_lines(path):
+            take(rec, line)
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+        dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
+        for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+            take(rec, i)
+    if not out:
+        raise InputError("gold file has no records", path=path)
+    return out
+
+
+def count_rows(src: Path) -> int | None:
+    """Rows of a table without reading it (Parquet metadata; JSONL: non-blank lines)."""
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.io.rollouts import is_jsonl, open_text, parquet_files
+
+    try:
+        if is_jsonl(src):
+            with open_text(src) as fh:
+                return sum(1 for line in fh if line.strip())
+        return sum(pq.ParquetFile(f).metadata.num_rows for f in parquet_files(src))
+    except (OSError, UnicodeDecodeError, pa.ArrowInvalid, InputError):
+        return None  # the reader will say what is wrong
+
+
+def verifier_record(opts: VerifyOptions) -> dict:
+    """Name, version and configuration of the verifier (for the manifest)."""
+    if opts.task == "math":
+        return {"task": "math", "name": backend_name(opts.math), "timeout": opts.timeout,
+                "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
+                "float_rounding": opts.math.float_rounding,
+                "inner_timeout": opts.math.inner_timeout}
+    from rlvr_boundary.verify.sandbox import namespace_prefix
+
+    ns = namespace_prefix() if opts.sandbox.isolation != "rlimits" else None
+    sb = {**opts.sandbox.__dict__, "timeout": opts.timeout}
+    return {"task": "code", "name": "sandbox (rlvr-boundary)",
+            "isolation": ns[1] if ns else "rlimits", "limits": sb}
+
+
+def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
+                 progress=None, total=None) -> dict:
+    """Grade every row of ``src`` into ``out``; return a summary.
+
+    Parameters
+    ----------
+    src
+        Rollout table (Parquet, JSONL or shard directory).
+    gold_path
+        Gold file (JSONL or CSV/TSV).
+    out
+        A directory (shards) or a ``.parquet``/``.jsonl`` file.
+    opts
+        See :class:`VerifyOptions`.
+    progress
+        Called with the number of rows just finished.
+    total
+        Called once with the number of rows to grade (None if unknown).
+
+    Returns
+    -------
+    dict
+        ``rows``, ``correct``, ``statuses`` (status -> rows), ``verifier``,
+        ``seconds``.
+    """
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, sha256_of, table_columns
+    from rlvr_boundary.io.store import ShardedWriter
+
+    t_start = time.monotonic()
+    if opts.task not in ("math", "code"):
+        raise InputError(f"--task must be 'math' or 'code', got {opts.task!r}", field="task")
+    if opts.workers < 1 or not opts.timeout > 0:
+        raise InputError("workers must be >= 1 and timeout > 0", field="workers")
+    src, gold_path, out = Path(src), Path(gold_path), Path(out)
+    cols = set(table_columns(src))
+    text_field = opts.text_field or next((c for c in TEXT_FIELDS if c in cols), None)
+    if text_field is None or text_field not in cols:
+        tried = [opts.text_field] if opts.text_field else list(TEXT_FIELDS)
+        raise InputError(f"the rollout table has no completion text column (tried {tried})",
+                         path=src, field=tried[0])
+    gold = read_gold(gold_path, opts)
+    single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
+    if single and out.name.endswith(".jsonl.gz"):
+        raise InputError("write JSONL uncompressed or Parquet", path=out)
+    if single and out.resolve() == src.resolve():
+        raise InputError("the output would overwrite the input", path=out)
+    shard_dir = out.with_name(out.name + ".parts") if single else out
+    verifier = verifier_record(opts)
+    manifest = {"verifier": verifier, "text_field": text_field,
+                "input_sha256": sha256_of(src), "gold_sha256": sha256_of(gold_path),
+                "batch_rows": opts.batch_rows}
+    # Shards are keyed by batch number: resuming is only sound with the same input,
+    # the same batching and the same verifier.
+    writer = ShardedWriter(shard_dir, manifest, must_match=("verifier", "text_field",
+                                                            "input_sha256", "gold_sha256",
+                                                            "batch_rows"))
+    done = writer.done()
+    if total is not None:
+        total(count_rows(src))
+    with _Grader(opts) as grader:
+        for b, batch in enumerate(iter_rollout_batches(src, None, batch_rows=opts.batch_rows,
+                                                       required=KEY_COLUMNS)):
+            key = f"{b:06d}"
+            if key in done:
+                if progress:
+                    progress(batch.num_rows)
+                continue
+            ids = batch.column("prompt_id").to_pylist()
+            missing = sorted({p for p in ids if p not in gold})
+            if missing:
+                raise InputError(f"{len(missing)} prompt id(s) have no gold entry, e.g. "
+                                 f"{', '.join(missing[:5])}", path=gold_path, field="prompt_id")
+            texts = _texts(batch.column(text_field), src, text_field)
+            prompts = batch.column("prompt").to_pylist() if "prompt" in batch.column_names else None
+            results = grader.grade(texts, [gold[p] for p in ids], progress)
+            writer.write(key, _with_results(batch, results, texts, prompts, opts))
+    statuses: Counter = Counter()
+    n_correct = 0
+    for t in iter_rollout_batches(shard_dir, ["verify_status", "correct"]):
+        statuses.update(t.column("verify_status").to_pylist())
+        n_correct += sum(t.column("correct").to_pylist())
+    summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
+               "verifier": verifier["name"], "seconds": round(time.monotonic() - t_start, 3)}
+    writer.finish(summary)
+    if single:
+        _assemble(shard_dir, out, {**writer.manifest, "verify_summary": summary})
+    return summary
+
+
+def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or \
+            pa.types.is_null(col.type):
+        return col.to_pylist()
+    if pa.types.is_binary(col.type) or pa.types.is_large_binary(col.type):
+        return [None if b is None else as_text(b) for b in col.to_pylist()]  # invalid UTF-8
+    raise InputError(f"completion text must be strings, found type {col.type}", path=src,
+                     field=name)
+
+
+def _assemble(shard_dir: Path, out: Path, manifest: dict) -> None:
+    """Write the shards as one table atomically, then drop the shard directory."""
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, write_rollouts
+
+    table = pa.concat_tables(list(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS)),
+                             promote_options="default")
+    for k in ("schema_version", "tool_version"):
+        manifest.pop(k, None)
+    write_rollouts(table, out, manifest, required=KEY_COLUMNS)
+    shutil.rmtree(shard_dir)
+
+
+class _Grader:
+    """Grades batches with one long-lived worker pool (math) or thread pool (code)."""
+
+    def __init__(self, opts: VerifyOptions) -> None:
+        self.opts = opts
+        self.pool = None
+
+    def __enter__(self) -> "_Grader":
+        if self.opts.task == "math":
+            from rlvr_boundary.verify.pool import TimeoutPool
+
+            preload = ["rlvr_boundary.verify.math"]
+            if backend_name(self.opts.math).startswith("math-verify"):
+                preload += ["math_verify", "sympy"]
+            from rlvr_boundary.verify.math import grade_math_job
+
+            self.pool = TimeoutPool(grade_math_job, workers=self.opts.workers,
+                                    timeout=self.opts.timeout, preload=tuple(preload),
+                                    memory_mb=self.opts.memory_mb).__enter__()
+            self.mopts = options_to_json(self.opts.math)
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # Threads only wait on sandbox subprocesses; the code never runs in this process.
+            self.pool = ThreadPoolExecutor(max_workers=self.opts.workers)
+            self.sb = SandboxOptions(**{**self.opts.sandbox.__dict__, "timeout": self.opts.timeout})
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.opts.task == "math":
+            self.pool.__exit__(*exc)
+        else:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def grade(self, texts: list, golds: list, progress) -> list[dict]:
+        results: list = [None] * len(texts)
+        if self.opts.task == "math":
+            items = ((g, as_text(t), self.mopts) for g, t in zip(golds, texts))
+            for i, res in self.pool.map(items):
+                results[i] = res
+                if progress:
+                    progress(1)
+            return results
+        from concurrent.futures import as_completed
+
+        from rlvr_boundary.verify.code import grade_code
+
+        futs = {self.pool.submit(grade_code, as_text(t), g, self.sb): i
+                for i, (t, g) in enumerate(zip(texts, golds))}
+        for f in as_completed(futs):
+            try:
+                results[futs[f]] = f.result()
+            except Exception as exc:  # noqa: BLE001 - the sandbox itself failed (disk full...)
+                results[futs[f]] = {"answer": None, "correct": False, "verify_status": "error",
+                                    "detail": f"{type(exc).__name__}: {exc}"[:300]}
+            if progress:
+                progress(1)
+        return results
+
+
+def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
+                  opts: VerifyOptions) -> pa.Table:
+    new = {
+        "correct": pa.array([r["correct"] for r in results], pa.bool_()),
+        "verify_status": pa.array([r["verify_status"] for r in results], pa.string()),
+    }
+    if opts.task == "math":
+        new["answer"] = pa.array([r["answer"] for r in results], pa.string())
+    # A missing completion has no flags (null), not the flags of an empty string.
+    flags = [None if t is None else quality_flags(as_text(t), prompts[i] if prompts else None)
+             for i, t in enumerate(texts)]
+    for c in QUALITY_COLUMNS:
+        new[c] = pa.array([None if f is None else f[c] for f in flags],
+                          pa.float64() if c in ("q_cjk_share", "q_redundancy3") else pa.bool_())
+    for name, arr in new.items():
+        if name in batch.column_names:
+            batch = batch.set_column(batch.column_names.index(name), name, arr)
+        else:
+            batch = batch.append_column(name, arr)
+    return batch
