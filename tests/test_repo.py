@@ -28,7 +28,7 @@ def test_ci_runs_the_readme_test_command_and_handles_exit_5():
 
 
 def test_the_old_name_appears_nowhere():
-    """The package was renamed from rlvr-audit (an unrelated PyPI package has that name)."""
+    """The package was renamed (an unrelated PyPI package holds the old name)."""
     old = ("rlvr" + "_audit", "rlvr" + "-audit", "RLVR" + "_AUDIT")
     hits = []
     for path in ROOT.rglob("*"):
