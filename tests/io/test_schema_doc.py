@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from rlvr_boundary.io.schema import COUNT_COLUMNS, MANIFEST_FIELDS, ROLLOUT_COLUMNS
-from rlvr_boundary.results import SCHEMA_VERSION
+from rlvr_boundary.io.results import SCHEMA_VERSION
 
 DOC = (Path(__file__).parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
 

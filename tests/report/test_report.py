@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow.compute as pc
 import pytest
 
-from rlvr_boundary.audit import ReportOptions, build_audit, step_of
+from rlvr_boundary.analysis.audit import ReportOptions, build_audit, step_of
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.counts import align
 from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts

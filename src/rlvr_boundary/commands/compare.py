@@ -37,12 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlvr_boundary.comparison import CompareOptions, compare_aligned
+    from rlvr_boundary.analysis.pairwise import CompareOptions, compare_aligned
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.counts import align
     from rlvr_boundary.io.formats import load_model_counts
-    from rlvr_boundary.results import envelope, write_result
+    from rlvr_boundary.io.results import envelope, write_result
 
     if args.bootstrap < 2:
         raise InputError("--bootstrap must be >= 2", field="bootstrap")
@@ -87,7 +87,7 @@ def print_summary(res: dict, console) -> None:
     """Human-readable summary of a comparison result."""
     from rich.table import Table
 
-    from rlvr_boundary.comparison import format_ranges, verdict
+    from rlvr_boundary.analysis.pairwise import format_ranges, verdict
 
     base, rl = res["models"]["base"], res["models"]["rl"]
     ks = list(res["ks"])

@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.console import console
-    from rlvr_boundary.price_diagnostic import PriceOptions, diagnose_text, read_source
-    from rlvr_boundary.results import write_result
+    from rlvr_boundary.analysis.price import PriceOptions, diagnose_text, read_source
+    from rlvr_boundary.io.results import write_result
 
     opts = PriceOptions(ks=args.ks, kind=args.kind, round_decimals=args.round_decimals)
     text, source = read_source(args.file)

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
-    from rlvr_boundary.audit import ReportOptions
+    from rlvr_boundary.analysis.audit import ReportOptions
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.report import make_report

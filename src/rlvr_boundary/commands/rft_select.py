@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.rollouts import read_manifest, read_rollouts, table_columns, write_rollouts
-    from rlvr_boundary.results import write_result
+    from rlvr_boundary.io.results import write_result
     from rlvr_boundary.shaping.rft import STRATEGY_COLUMNS, RftOptions, select_rft
 
     try:

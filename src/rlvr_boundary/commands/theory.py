@@ -101,7 +101,7 @@ def run_verify(args) -> int:
     from rich.table import Table
 
     from rlvr_boundary.console import console
-    from rlvr_boundary.results import write_result
+    from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.suite import SEED, run_suite
 
     opts = TheoryVerifyOptions(quick=args.quick, seed=SEED)
@@ -132,7 +132,7 @@ def run_frontier(args) -> int:
 
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
-    from rlvr_boundary.results import write_result
+    from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.frontier import price_frontier, tilt_path
 
     if args.taus < 2 or args.kmax < 1:
@@ -181,7 +181,7 @@ def run_diagnose(args) -> int:
     from rich.markup import escape
 
     from rlvr_boundary.console import console
-    from rlvr_boundary.results import write_result
+    from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.specialization import specialization_report
     from rlvr_boundary.theory.stiemke import alternative
 

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                   + ", ".join(f"{k} {v}" for k, v in sorted(summary["statuses"].items())))
     console.print(f"wrote {out}{'/' if out.is_dir() else ''}")
     if args.json:
-        from rlvr_boundary.results import write_result
+        from rlvr_boundary.io.results import write_result
 
         write_result(args.json, "verify", opts, summary)
         console.print(f"wrote {args.json}")

@@ -467,7 +467,7 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
     The manifest, if given, is written beside the table with ``schema_version`` and
     ``tool_version`` filled in.
     """
-    from rlvr_boundary.results import to_jsonable, SCHEMA_VERSION
+    from rlvr_boundary.io.results import to_jsonable, SCHEMA_VERSION
     from rlvr_boundary import __version__
     from rlvr_boundary.io.atomic import atomic_open
 

@@ -46,7 +46,7 @@ class ShardedWriter:
                  must_match: tuple[str, ...] = ()) -> None:
         from rlvr_boundary import __version__
         from rlvr_boundary.errors import InputError
-        from rlvr_boundary.results import SCHEMA_VERSION, to_jsonable
+        from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -84,7 +84,7 @@ class ShardedWriter:
 
     def finish(self, summary: dict | None = None) -> None:
         """Mark the store complete, recording an optional summary."""
-        from rlvr_boundary.results import to_jsonable
+        from rlvr_boundary.io.results import to_jsonable
 
         with atomic_open(self.directory / "_COMPLETE", "w") as fh:
             json.dump(to_jsonable(summary or {}), fh, indent=1)

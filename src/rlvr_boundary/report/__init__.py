@@ -1,7 +1,7 @@
 """The audit report: read inputs, compute the audit, draw, write HTML + JSON + figures.
 
 :func:`make_report` is the whole job behind ``rlvr-boundary report``. The numbers
-come from :func:`rlvr_boundary.audit.build_audit`; this package only reads
+come from :func:`rlvr_boundary.analysis.audit.build_audit`; this package only reads
 (:mod:`.samples`), draws (:mod:`.figures`) and writes (:mod:`.html`).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlvr_boundary.audit import ReportOptions, build_audit, choose_base
+from rlvr_boundary.analysis.audit import ReportOptions, build_audit, choose_base
 from rlvr_boundary.errors import InputError
 
 
@@ -82,7 +82,7 @@ def _make_report(paths, out_html, opts, labels, notes, say, workdir: Path) -> di
     from rlvr_boundary.report import figures as F
     from rlvr_boundary.report import html as H
     from rlvr_boundary.report.samples import collect_texts, gather_facts
-    from rlvr_boundary.results import SCHEMA_VERSION, envelope, to_jsonable, write_result
+    from rlvr_boundary.io.results import SCHEMA_VERSION, envelope, to_jsonable, write_result
 
     counts, prov, rollout_paths = load_inputs(paths, opts, labels, workdir)
     if len(counts) < 2:

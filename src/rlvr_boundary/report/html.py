@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 
-from rlvr_boundary.comparison import format_ranges
+from rlvr_boundary.analysis.pairwise import format_ranges
 
 SECTIONS = [
     ("summary", "Summary"),

@@ -147,7 +147,7 @@ def diagnose_curve(ks, curve_base, curve_rl) -> dict:
 
 def diagnose_text(text: str, source: str, opts: PriceOptions) -> dict:
     """Parse the table in ``text`` and run the matching diagnostic."""
-    from rlvr_boundary.comparison import parse_ks
+    from rlvr_boundary.analysis.pairwise import parse_ks
 
     header, values, lines = read_columns(text, source)
     ncol = values.shape[1]

@@ -8,7 +8,7 @@ drawing in :mod:`rlvr_boundary.report.figures`, HTML in :mod:`rlvr_boundary.repo
 Sections computed here:
 
 - pass@k of every model on one grid, and the pairwise comparison of each
-  checkpoint with the base (:func:`rlvr_boundary.comparison.compare_aligned`);
+  checkpoint with the base (:func:`rlvr_boundary.analysis.pairwise.compare_aligned`);
 - coverage at the audit budget K: solved sets, every intersection (UpSet),
   the 2x2 tables, accuracy histograms (0 and 1 apart), ranked regressions/gains;
 - support dynamics (P/E/S/O, SRR, NDR, SDS, NSCR) per problem, and per distinct
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlvr_boundary.comparison import (
+from rlvr_boundary.analysis.pairwise import (
     CompareOptions,
     compare_aligned,
     gain_run_end,
