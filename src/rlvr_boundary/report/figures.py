@@ -1,35 +1,74 @@
 """The report's figures (matplotlib), as inline SVG and as PNG/PDF files.
 
-Every function takes numbers from the audit payload and returns a Figure. SVG
-text is rendered as paths (``svg.fonttype = "path"``) so the HTML needs no font
-files and looks the same offline everywhere.
+Every function takes numbers from the audit payload and returns a titled
+Figure one page column wide (:data:`COLUMN_PX`), so the inline SVG is drawn at
+its natural size and its text matches the page. SVG text is rendered as paths
+(``svg.fonttype = "path"``) so the HTML needs no font files and looks the same
+offline everywhere; PDF text is embedded TrueType (``pdf.fonttype = 42``), not
+Type 3, so journals' checkers accept it and the text can be selected.
+
+Colours: model lines come from :data:`PALETTE` (Okabe and Ito's colour-blind
+safe set, plus Paul Tol's wine, olive and indigo), the base model is grey-black,
+and the markers for supported gains and losses use two colours reserved for
+them (bluish green and vermillion) and triangle shapes, so a loss marker never
+looks like a checkpoint's line.
 """
 
 from __future__ import annotations
 
+import html
 import io
 from pathlib import Path
 
 import numpy as np
 
-# Colour-blind-safe palette (Okabe and Ito); the base model is always grey-black.
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442"]
+#: Content width of the report page in CSS pixels: the ``body`` max-width in
+#: :data:`rlvr_boundary.report.html.CSS` (a test keeps the two equal).
+COLUMN_PX = 1060
+#: CSS pixels per inch (the CSS reference pixel); SVG points are 1/72 inch.
+PX_PER_INCH = 96
+COLUMN_IN = COLUMN_PX / PX_PER_INCH
+
+# Model colours; the two reserved marker colours below are not among them.
+PALETTE = ["#0072B2", "#E69F00", "#CC79A7", "#56B4E9", "#882255", "#999933", "#332288"]
 BASE_COLOR = "#333333"
+GAIN_COLOR = "#009E73"  # supported gain: bluish green, upward triangle
+LOSS_COLOR = "#D55E00"  # supported loss: vermillion, downward triangle
+TIE_COLOR = "#8C8C8C"  # budgets with no variance: grey open diamond, no band
 
 
-def _plt():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend with the report's style."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.fonttype": "path", "font.size": 9, "axes.spines.top": False,
-                         "axes.spines.right": False, "figure.dpi": 100,
+    plt.rcParams.update({"svg.fonttype": "path", "pdf.fonttype": 42, "ps.fonttype": 42,
+                         "font.size": 10, "axes.titlesize": 10, "figure.titlesize": 11,
+                         "axes.spines.top": False, "axes.spines.right": False,
+                         "figure.dpi": 100,
                          "svg.hashsalt": "rlvr-boundary"})  # stable ids: reproducible SVG
     return plt
 
 
+def figure(height_in: float, nrows: int = 1, **kw):
+    """A figure one page column wide with ``nrows`` stacked axes (squeezed when 1)."""
+    plt = pyplot()
+    fig, axes = plt.subplots(nrows, 1, figsize=(COLUMN_IN, height_in), squeeze=False, **kw)
+    return fig, axes[:, 0]
+
+
+def title_of(fig) -> str:
+    """The figure's title: its suptitle, else the titles of its axes joined."""
+    sup = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    if sup:
+        return sup
+    return "; ".join(t for t in (ax.get_title() for ax in fig.axes) if t)
+
+
 def colors(models: list[str], base: str) -> dict[str, str]:
+    """Colour of each model: grey-black for the base, the palette in order for the rest."""
     out, i = {}, 0
     for m in models:
         if m == base:
@@ -40,6 +79,38 @@ def colors(models: list[str], base: str) -> dict[str, str]:
     return out
 
 
+def degenerate_budgets(res: dict) -> np.ndarray:
+    """Which budgets of a comparison have a difference with no variance across problems.
+
+    There (for example every problem solved by both models, or by neither) the
+    standard error is 0, no inference is made and the analysis sets the band to
+    the a-priori range [-1, 1]; the figure marks these budgets instead of
+    drawing that band.
+
+    Parameters
+    ----------
+    res
+        One entry of ``audit["comparisons"]``: ``ks`` and ``band`` (or None).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K,)`` booleans. Taken from a per-budget ``degenerate`` flag of the
+        result when it has one, else from the band's ``degenerate_budgets``,
+        else from its standard errors (``se == 0`` up to rounding).
+    """
+    ks = np.asarray(res["ks"])
+    band = res.get("band") or {}
+    for flag in (res.get("degenerate"), band.get("degenerate")):
+        if flag is not None and len(flag) == ks.size:
+            return np.asarray(flag, bool)
+    if band.get("degenerate_budgets") is not None:
+        return np.isin(ks, band["degenerate_budgets"])
+    if band.get("se") is not None:
+        return np.asarray(band["se"], float) <= 1e-12
+    return np.zeros(ks.size, bool)
+
+
 def _log2_axis(ax, ks) -> None:
     ax.set_xscale("log", base=2)
     ticks = [k for k in ks if k & (k - 1) == 0]
@@ -48,10 +119,14 @@ def _log2_axis(ax, ks) -> None:
     ax.set_xlabel("k (samples per problem)")
 
 
+def _legend_right(ax, **kw) -> None:
+    # Outside the plotting area: a column-wide figure has room, and the legend never hides data.
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
+
+
 def passk_curves(audit: dict):
     """pass@k of every model, with each checkpoint's crossover k* marked."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    fig, (ax,) = figure(4.0)
     ks = np.asarray(audit["ks"])
     col = colors(audit["models"], audit["base"])
     for m in audit["models"]:
@@ -67,61 +142,76 @@ def passk_curves(audit: dict):
     ax.set_ylabel("pass@k (unbiased)")
     ax.set_title(f"pass@k on {audit['n_prompts']} problems")
     ax.grid(alpha=0.25)
-    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    _legend_right(ax)
     fig.tight_layout()
     return fig
 
 
 def difference_curves(audit: dict):
-    """D(k) = pass@k(checkpoint) - pass@k(base) with the simultaneous band, one panel each."""
-    plt = _plt()
+    """D(k) = pass@k(checkpoint) - pass@k(base) with the simultaneous band, one panel each.
+
+    All panels share one y-scale, so checkpoints can be compared by eye. Budgets
+    where the difference has no variance across problems (:func:`degenerate_budgets`)
+    get no band (it would be the uninformative [-1, 1]); they are marked with
+    open grey diamonds.
+    """
     others = list(audit["comparisons"])
-    fig, axes = plt.subplots(len(others), 1, figsize=(6.4, 2.8 * len(others)), squeeze=False)
+    fig, axes = figure(0.6 + 2.9 * len(others), nrows=len(others), sharey=True)
     col = colors(audit["models"], audit["base"])
-    for ax, m in zip(axes[:, 0], others):
+    for ax, m in zip(axes, others):
         res = audit["comparisons"][m]
         ks = np.asarray(res["ks"])
-        d = np.asarray(res["diff"])
+        d = np.asarray(res["diff"], float)
+        tie = degenerate_budgets(res)
         if res.get("band"):
-            lo, hi = np.asarray(res["band"]["lower"]), np.asarray(res["band"]["upper"])
+            lo = np.where(tie, np.nan, np.asarray(res["band"]["lower"], float))
+            hi = np.where(tie, np.nan, np.asarray(res["band"]["upper"], float))
             ax.fill_between(ks, lo, hi, color=col[m], alpha=0.2, lw=0,
                             label=f"{res['band']['level']:.0%} simultaneous band")
-            gain, loss = lo > 0, hi < 0
-            ax.scatter(ks[gain], d[gain], s=6, color="#009E73", zorder=3, label="supported gain")
-            ax.scatter(ks[loss], d[loss], s=6, color="#D55E00", zorder=3, label="supported loss")
+            gain, loss = lo > 0, hi < 0  # NaN compares False: ties are neither
+            if gain.any():
+                ax.scatter(ks[gain], d[gain], s=22, marker="^", color=GAIN_COLOR, zorder=3,
+                           label="supported gain")
+            if loss.any():
+                ax.scatter(ks[loss], d[loss], s=22, marker="v", color=LOSS_COLOR, zorder=3,
+                           label="supported loss")
         ax.plot(ks, d, color=col[m], lw=1.6, label="D(k)")
+        if tie.any():
+            ax.scatter(ks[tie], d[tie], s=26, marker="D", facecolors="none",
+                       edgecolors=TIE_COLOR, lw=1.2, zorder=4,
+                       label="no variance across problems: no band")
         ax.axhline(0, color="black", lw=0.8)
         if res["k_star"] is not None:
             ax.axvline(res["k_star"], color="black", lw=0.8, ls=":")
         if res["price_k"] is not None:
-            ax.annotate(f"price {res['price'] * 100:.2f} pts", (res["price_k"], -res["price"]),
-                        textcoords="offset points", xytext=(-60, -14), fontsize=8)
+            ax.annotate(f"price {res['price'] * 100:.2f} points", (res["price_k"], -res["price"]),
+                        textcoords="offset points", xytext=(-70, -14), fontsize=8)
         _log2_axis(ax, ks)
         ax.set_ylabel("D(k)")
-        ax.set_title(f"{m} minus {audit['base']}", fontsize=9)
+        ax.set_title(m if len(others) > 1 else f"{m} minus {audit['base']}", loc="left")
         ax.grid(alpha=0.25)
-        ax.legend(frameon=False, fontsize=7, loc="upper right")
+        _legend_right(ax)
+    if len(others) > 1:
+        fig.suptitle(f"Difference to the base {audit['base']}: "
+                     "D(k) = pass@k(checkpoint) − pass@k(base), one y-scale")
     fig.tight_layout()
     return fig
 
 
 def upset(audit: dict):
     """UpSet plot of the solved sets at K: bars are exact membership patterns."""
-    plt = _plt()
     cov = audit["coverage"]
     models = audit["models"]
     rows = [r for r in cov["intersections"] if r["count"] > 0]
     rows.sort(key=lambda r: (-r["count"], len(r["models"])))
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(5.5, 0.55 * len(rows) + 3.0),
-                                                      2.6 + 0.3 * len(models)),
-                                      gridspec_kw={"height_ratios": [3, max(1, len(models)) * 0.45]},
-                                      sharex=True)
+    fig, (top, bottom) = figure(2.6 + 0.3 * len(models), nrows=2, sharex=True,
+                                gridspec_kw={"height_ratios": [3, max(1, len(models)) * 0.45]})
     x = np.arange(len(rows))
-    top.bar(x, [r["count"] for r in rows], color="#444444")
+    top.bar(x, [r["count"] for r in rows], color="#444444", width=0.6)
     for xi, r in zip(x, rows):
-        top.annotate(str(r["count"]), (xi, r["count"]), ha="center", va="bottom", fontsize=7)
+        top.annotate(str(r["count"]), (xi, r["count"]), ha="center", va="bottom", fontsize=8)
     top.set_ylabel("problems")
-    top.set_title(f"Solved at K = {cov['K']}: exact overlaps", fontsize=9)
+    top.set_title(f"Solved at K = {cov['K']}: exact overlaps")
     for yi, m in enumerate(models):
         inside = [m in r["models"] for r in rows]
         bottom.scatter(x, np.full(len(rows), yi), s=40,
@@ -130,8 +220,10 @@ def upset(audit: dict):
         ys = [models.index(m) for m in r["models"]]
         if len(ys) > 1:
             bottom.plot([xi, xi], [min(ys), max(ys)], color="#222222", lw=1.5)
+    pad = max(0.0, (12 - len(rows)) / 2)  # few bars stay bar-shaped in a wide figure
+    bottom.set_xlim(-0.6 - pad, len(rows) - 0.4 + pad)
     bottom.set_yticks(range(len(models)))
-    bottom.set_yticklabels([f"{m} ({cov['solved'][m]})" for m in models], fontsize=7)
+    bottom.set_yticklabels([f"{m} ({cov['solved'][m]})" for m in models], fontsize=8)
     bottom.set_ylim(-0.6, len(models) - 0.4)
     bottom.set_xticks([])
     bottom.spines["bottom"].set_visible(False)
@@ -141,48 +233,47 @@ def upset(audit: dict):
 
 def accuracy_histograms(audit: dict):
     """Per-problem accuracy c/n, with the exact 0 and exact 1 bins apart."""
-    plt = _plt()
     h = audit["coverage"]["histogram"]
     models = audit["models"]
     col = colors(models, audit["base"])
     labels = h["labels"]
-    fig, ax = plt.subplots(figsize=(7.2, 3.2))
+    fig, (ax,) = figure(3.4)
     x = np.arange(len(labels))
     w = 0.8 / len(models)
     for i, m in enumerate(models):
         ax.bar(x + (i - (len(models) - 1) / 2) * w, h["counts"][m], width=w, color=col[m], label=m)
     ax.set_xticks(x)
-    ax.set_xticklabels(labels, rotation=35, ha="right", fontsize=7)
+    ax.set_xticklabels(labels, fontsize=8)
     ax.set_xlabel("accuracy c/n")
     ax.set_ylabel("problems")
-    ax.legend(frameon=False, fontsize=7)
+    ax.set_title(f"Per-problem accuracy on {audit['n_prompts']} problems")
+    _legend_right(ax)
     fig.tight_layout()
     return fig
 
 
 def evolution(audit: dict):
     """pass@1 and pass@K against training step."""
-    plt = _plt()
     ev = audit["evolution"]
     steps = [r["step"] for r in ev["rows"]]
-    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    fig, (ax,) = figure(3.4)
     ax.plot(steps, [r["pass_at_1"] for r in ev["rows"]], "o-", color=PALETTE[0], label="pass@1")
     ax.plot(steps, [r["pass_at_K"] for r in ev["rows"]], "s-", color=PALETTE[1],
             label=f"pass@{ev['K']}")
     ax.set_xlabel("training step (base = first point)")
     ax.set_ylabel("pass@k")
+    ax.set_title(f"pass@1 and pass@{ev['K']} against training step")
     ax.grid(alpha=0.25)
-    ax.legend(frameon=False)
+    _legend_right(ax)
     fig.tight_layout()
     return fig
 
 
 def entropy_by_position(audit: dict):
     """Mean token entropy in relative-position bins, correct vs incorrect samples."""
-    plt = _plt()
     bins = audit["tokens"]["entropy_by_position"]
     col = colors(audit["models"], audit["base"])
-    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    fig, (ax,) = figure(3.4)
     for m, d in bins.items():
         for name, ls in (("correct", "-"), ("incorrect", "--")):
             if name in d:
@@ -191,33 +282,43 @@ def entropy_by_position(audit: dict):
                         label=f"{m} ({name})")
     ax.set_xlabel("relative position in the completion")
     ax.set_ylabel("mean token entropy (nats)")
-    ax.legend(frameon=False, fontsize=7)
+    ax.set_title("Token entropy by position: correct (solid) and incorrect (dashed) samples")
+    _legend_right(ax)
     ax.grid(alpha=0.25)
     fig.tight_layout()
     return fig
 
 
 def to_svg(fig) -> str:
-    """The figure as an inline ``<svg>`` element (no XML prolog, no external refs)."""
+    """The figure as an inline ``<svg>`` element (no XML prolog, no external refs).
+
+    The figure's title (:func:`title_of`) becomes the SVG's ``<title>``, which
+    screen readers announce and browsers show on hover; it is HTML-escaped
+    because it can carry model labels.
+    """
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    text = text[text.index("<svg"):]
+    head = text.index(">") + 1
+    title = html.escape(title_of(fig), quote=True)
+    return f"{text[:head]}\n <title>{title}</title>{text[head:]}"
 
 
 def save(fig, folder: Path, name: str) -> list[str]:
-    """Write ``name.png`` (200 dpi) and ``name.pdf``; return their file names."""
-    folder.mkdir(parents=True, exist_ok=True)
-    files = []
+    """Write ``name.png`` (200 dpi) and ``name.pdf`` (TrueType fonts); return their file names."""
     from rlvr_boundary.io.atomic import atomic_path
 
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
     for ext, kw in (("png", {"dpi": 200}), ("pdf", {"metadata": {"CreationDate": None}})):
         path = folder / f"{name}.{ext}"
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=ext, **kw)
+            with pyplot().rc_context({"pdf.fonttype": 42}):
+                fig.savefig(tmp, format=ext, **kw)
         files.append(path.name)
     return files
 
 
 def close(fig) -> None:
-    _plt().close(fig)
+    pyplot().close(fig)
