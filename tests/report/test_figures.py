@@ -195,3 +195,114 @@ def test_no_tie_marker_when_every_budget_varies(audit):
     assert not [c for ax in fig.axes for c in ax.collections
                 if c.get_label().startswith("no variance")]
     F.close(fig)
+
+
+# --- the theory lab's frontier figure -------------------------------------------------
+
+FREE_LUNCH = ("strategy,pi0,x1,x2,x3\nspec1,0.4,1.0,0.0,0.6\nspec2,0.4,0.0,1.0,0.6\n"
+              "general,0.2,0.6,0.6,0.7\n")
+# Two strategies: the tilt and the LP move along the same segment of the simplex, so a
+# tilt point can only beat the drawn line between two grid floors.
+TWO_BY_TWO = "strategy,pi0,a,b\ns1,0.45,0.88,0.06\ns2,0.55,0.34,0.15\n"
+# Found by a random search: the tilt's worst loss is smaller than the LP's at its floor.
+FLOOR_NOT_PRICE = ("strategy,pi0,a,b,c,d,e\ns1,0.01,0.25,0.14,0.67,0.71,0.17\n"
+                   "s2,0.49,0.4,0.91,0.56,0.58,0.19\ns3,0.5,0.53,0.52,0.09,0.98,0.57\n")
+KS = 2.0 ** np.arange(11)
+
+
+def _matrix(text):
+    rows = [r.split(",") for r in text.strip().splitlines()[1:]]
+    return (np.array([[float(x) for x in r[2:]] for r in rows]),
+            np.array([float(r[1]) for r in rows]))
+
+
+def _frontier_parts(text, taus=21):
+    from rlvr_boundary.theory.frontier import above_frontier, price_frontier, tilt_path
+
+    F_, pi0 = _matrix(text)
+    front = price_frontier(F_, pi0, np.linspace(0, 1, taus), KS)
+    path = tilt_path(F_, pi0, ks=KS)
+    return F_, pi0, front, path, above_frontier(F_, pi0, front, path, KS)
+
+
+def test_tilt_above_the_line_between_grid_floors():
+    from rlvr_boundary.theory.frontier import best_at_floor_brute
+
+    F_, pi0, front, path, above = _frontier_parts(TWO_BY_TWO)
+    # Independent "above the drawn line": here the price falls as the floor rises, so the
+    # drawn line is a function of price and np.interp reads it.
+    fp = np.array([r["price"] for r in front])
+    fg = np.array([r["gain"] for r in front])
+    assert np.all(np.diff(fp) <= 1e-12)
+    expect = [i for i, t in enumerate(path)
+              if t["gain"] > np.interp(t["price"], fp[::-1], fg[::-1]) + 1e-7]
+    assert [a["index"] for a in above] == expect and len(expect) > 5
+    assert {a["reason"] for a in above} == {"floor grid"}
+    for a in above:  # at its own floor the exact LP (vertex enumeration) does at least as well
+        base = float(np.mean(pi0 @ F_))
+        assert best_at_floor_brute(F_, pi0, a["floor"]) - base >= path[a["index"]]["gain"] - 1e-9
+        assert a["lp_price"] <= path[a["index"]]["price"] + 1e-7
+
+
+def test_tilt_above_the_line_because_the_frontier_is_not_a_price_frontier():
+    from rlvr_boundary.theory.frontier import best_at_floor_brute
+    from rlvr_boundary.theory.model import pass1
+
+    F_, pi0, front, path, above = _frontier_parts(FLOOR_NOT_PRICE)
+    odd = [a for a in above if a["reason"] == "floor, not price"]
+    assert odd
+    for a in odd:
+        t = path[a["index"]]
+        # The theorem holds at equal floor, the LP just pays a higher worst-case price there.
+        assert best_at_floor_brute(F_, pi0, a["floor"]) - pass1(F_, pi0) >= t["gain"] - 1e-9
+        assert a["lp_price"] > t["price"] + 1e-7
+
+
+def test_frontier_figure_explains_and_never_shows_a_negative_loss(tmp_path, capsys):
+    from rlvr_boundary.commands.theory import above_notes, frontier_figure
+    from rlvr_boundary.theory.frontier import price_frontier
+
+    for text, reasons in ((TWO_BY_TWO, {"floor grid"}),
+                          (FLOOR_NOT_PRICE, {"floor grid", "floor, not price"})):
+        F_, pi0, front, path, above = _frontier_parts(text)
+        assert {a["reason"] for a in above} == reasons
+        floors = sorted({r["tau"] for r in front} | {t["floor"] for t in path})
+        fig = frontier_figure(front, path, above, price_frontier(F_, pi0, floors, KS), 1024,
+                              F_.shape)
+        shown = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+        for note in above_notes(above, len(front)):
+            assert " ".join(note.split()) in " ".join(shown.split())
+        assert ("21 floors" in shown) == ("floor grid" in reasons)
+        assert ("not under a price" in " ".join(shown.split())) == ("floor, not price" in reasons)
+        price_ax = fig.axes[0]
+        assert price_ax.get_xlim()[0] == 0 and "loss" in price_ax.get_xlabel()
+        assert F.title_of(fig).startswith("Price frontier and exponential tilt path")
+        F.close(fig)
+
+
+def test_frontier_without_any_loss_says_so(tmp_path, capsys):
+    m = tmp_path / "m.csv"
+    m.write_text(FREE_LUNCH)
+    out = tmp_path / "f.pdf"
+    assert main(["theory", "frontier", str(m), "--out", str(out), "--json",
+                 str(tmp_path / "f.json")]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "no pass@k loss at any budget k <= 1024" in printed
+    assert "0.0000" not in printed and "loss 0.00" not in printed
+    assert "lie above the frontier" not in printed  # nothing to explain here
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF") and b"/Type3" not in data and b"/FontFile2" in data
+    res = json.loads((tmp_path / "f.json").read_text())
+    assert res["tilt_above_frontier"] == []
+    assert all(r["price"] <= 1e-8 for r in res["frontier"])
+
+
+def test_frontier_cli_prints_the_reason(tmp_path, capsys):
+    m = tmp_path / "m.csv"
+    m.write_text(FLOOR_NOT_PRICE)
+    assert main(["theory", "frontier", str(m), "--out", str(tmp_path / "f.png"), "--json",
+                 str(tmp_path / "f.json")]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "not under a price" in printed and "points at k =" in printed
+    res = json.loads((tmp_path / "f.json").read_text())
+    assert {a["reason"] for a in res["tilt_above_frontier"]} == {"floor grid", "floor, not price"}

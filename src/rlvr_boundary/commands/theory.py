@@ -133,7 +133,7 @@ def run_frontier(args) -> int:
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.results import write_result
-    from rlvr_boundary.theory.frontier import price_frontier, tilt_path
+    from rlvr_boundary.theory.frontier import above_frontier, price_frontier, tilt_path
 
     if args.taus < 2 or args.kmax < 1:
         raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
@@ -142,38 +142,132 @@ def run_frontier(args) -> int:
     ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(args.kmax)) + 1), args.kmax))  # (K,)
     front = price_frontier(F, pi0, np.linspace(0, 1, args.taus), ks)
     path = tilt_path(F, pi0, ks=ks)
-    _plot(front, path, args.out)
-    for r in front[:: max(1, len(front) // 6)] + [front[-1]]:
-        console.print(f"tau = {r['tau']:.2f}: pass@1 gain {r['gain']:+.4f}, worst pass@k loss "
-                      f"{r['price']:.4f}" + (f" at k = {r['price_k']:g}" if r["price_k"] else ""))
+    above = above_frontier(F, pi0, front, path, ks)
+    # The frontier at every tilt point's own floor too: the comparison that is a theorem.
+    floors = np.unique(np.concatenate([[r["tau"] for r in front], [t["floor"] for t in path]]))
+    at_floors = price_frontier(F, pi0, floors, ks)
+    save_figure(frontier_figure(front, path, above, at_floors, args.kmax, F.shape), args.out)
+    step = max(1, len(front) // 6)
+    for i in sorted(set(range(0, len(front), step)) | {len(front) - 1}):
+        console.print(frontier_line(front[i], args.kmax))
+    for sentence in above_notes(above, args.taus):
+        console.print(sentence)
     console.print(f"wrote {args.out}")
     if args.json:
         write_result(args.json, "theory-frontier", opts,
-                     {"strategies": names, "frontier": front, "tilt_path": path})
+                     {"strategies": names, "frontier": front, "tilt_path": path,
+                      "tilt_above_frontier": above})
     return 0
 
 
-def _plot(front, path, out) -> None:
-    import matplotlib
+#: Prices below this are LP round-off (constraints hold to about 1e-9), not a loss.
+NO_LOSS = 1e-8
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
 
+def frontier_line(r: dict, kmax: int) -> str:
+    """One console line of the frontier, in points; says so when nothing is lost."""
+    gain = f"tau = {r['tau']:.2f}: pass@1 gain {r['gain'] * 100:+.2f} points, "
+    if r["price"] <= NO_LOSS:
+        return gain + f"no pass@k loss at any budget k <= {kmax:g}"
+    loss = "< 0.01" if r["price"] * 100 < 0.005 else f"{r['price'] * 100:.2f}"
+    return gain + f"worst pass@k loss {loss} points at k = {r['price_k']:g}"
+
+
+def above_notes(above: list[dict], n_floors: int) -> list[str]:
+    """Why tilt points lie above the frontier line, one sentence per reason found."""
+    reasons = {a["reason"] for a in above}
+    notes = []
+    if "floor grid" in reasons:
+        notes.append(f"Some tilt points lie above the frontier line because the frontier is "
+                     f"computed at {n_floors} floors tau and drawn with straight lines between "
+                     "them; between two floors the true frontier bulges above the line. At each "
+                     "such point's own floor the LP gains at least as much for no more price.")
+    if "floor, not price" in reasons:
+        notes.append("Some tilt points lie above the frontier line because each frontier point "
+                     "maximizes pass@1 under a floor on every prompt (p_x >= tau p_x(pi0)), not "
+                     "under a price: its price is measured afterwards. The tilt spreads its "
+                     "losses more evenly, so its worst pass@k loss can be smaller at the same "
+                     "gain. At equal floor it never gains more than the frontier (right panel).")
+    return notes
+
+
+def save_figure(fig, out) -> None:
+    """Write ``fig`` to ``out`` in the format its suffix names (PDF text as TrueType)."""
     from rlvr_boundary.io.atomic import atomic_path
+    from rlvr_boundary.report.figures import pyplot
 
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    ax.plot([r["price"] for r in front], [r["gain"] for r in front], "o-", color="#0072B2",
-            label="price frontier (LP over floors tau)")
-    ax.plot([r["price"] for r in path], [r["gain"] for r in path], "--", color="#D55E00",
-            label="exponential tilt path")
-    ax.set_xlabel("worst pass@k loss (price)")
-    ax.set_ylabel("pass@1 gain")
-    ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=8)
-    fig.tight_layout()
+    plt = pyplot()
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format=str(out).rsplit(".", 1)[-1])
     plt.close(fig)
+
+
+def frontier_figure(front, path, above, at_floors, kmax, shape):
+    """Gain against price (frontier and tilt path) and gain at equal floor, with the notes.
+
+    The left panel never shows a negative loss; when no point loses anything it
+    says so. Tilt points above the frontier line are circled and the note under
+    the panels says why (:func:`above_notes`).
+    """
+    import textwrap
+
+    import numpy as np
+
+    from rlvr_boundary.report.figures import COLUMN_IN, pyplot
+
+    plt = pyplot()
+    notes = above_notes(above, len(front))
+    lines = "\n".join(textwrap.fill(n, 160) for n in notes)
+    n_lines = lines.count("\n") + 1 if notes else 0
+    fig = plt.figure(figsize=(COLUMN_IN, 4.6 + 0.16 * n_lines))
+    gs = fig.add_gridspec(2 if notes else 1, 2, width_ratios=[3, 2],
+                          height_ratios=[4.4, 0.16 * n_lines] if notes else None)
+    ax, bx = fig.add_subplot(gs[0, 0]), fig.add_subplot(gs[0, 1])
+    pts = 100.0  # points: the unit of gains and losses throughout rlvr-boundary
+    fp = np.array([r["price"] for r in front]) * pts
+    fg = np.array([r["gain"] for r in front]) * pts
+    tp = np.array([r["price"] for r in path]) * pts
+    tg = np.array([r["gain"] for r in path]) * pts
+    # clip_on=False: with no loss every point sits on the y-axis and must stay visible.
+    ax.plot(fp, fg, "o-", color="#0072B2", ms=4, clip_on=False, zorder=3,
+            label=f"price frontier (LP at {len(front)} floors)")
+    ax.plot(tp, tg, ".--", color="#E69F00", ms=4, clip_on=False, zorder=3,
+            label="exponential tilt path")
+    if above:
+        idx = [a["index"] for a in above]
+        ax.scatter(tp[idx], tg[idx], s=30, facecolors="none", edgecolors="#D55E00", zorder=4,
+                   label="tilt above the frontier line, by up to "
+                   f"{max(a['excess'] for a in above) * pts:.2g} points (see note)")
+    top = max(fp.max(), tp.max())
+    ax.set_xlim(0, top * 1.05 if top > NO_LOSS * pts else 1.0)  # a loss is never negative
+    if top <= NO_LOSS * pts:
+        ax.text(0.02, 0.5, f"no pass@k loss at any budget k <= {kmax:g}:\n"
+                "every mixture shown keeps every pass@k", transform=ax.transAxes, fontsize=9)
+    ax.set_ylim(bottom=min(0.0, fg.min(), tg.min()))
+    ax.set_xlabel(f"price: worst pass@k loss over k <= {kmax:g} (points)")
+    ax.set_ylabel("pass@1 gain (points)")
+    ax.set_title("Gain against price", loc="left")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    # Right: the comparison that is a theorem, gain at equal floor.
+    bx.plot([r["tau"] for r in at_floors], np.array([r["gain"] for r in at_floors]) * pts, "-",
+            color="#0072B2", label="frontier (LP at every floor shown)")
+    bx.scatter([t["floor"] for t in path], tg, s=14, color="#E69F00", zorder=3,
+               label="tilt at its own floor")
+    bx.set_xlim(0, 1.02)
+    bx.set_xlabel("floor tau (every prompt keeps >= tau of its base success)", fontsize=9)
+    bx.set_ylabel("pass@1 gain (points)")
+    bx.set_title("Gain at equal floor: the tilt never beats the LP", loc="left")
+    bx.grid(alpha=0.3)
+    bx.legend(frameon=False, fontsize=8, loc="lower left")
+    fig.suptitle(f"Price frontier and exponential tilt path ({shape[0]} strategies, "
+                 f"{shape[1]} prompts)")
+    if notes:
+        nx = fig.add_subplot(gs[1, :])
+        nx.axis("off")
+        nx.text(0.0, 1.0, lines, fontsize=8, va="top", ha="left", transform=nx.transAxes)
+    fig.tight_layout()
+    return fig
 
 
 def run_diagnose(args) -> int:

@@ -140,3 +140,72 @@ def tilt_path(F, pi0, betas=None, ks=DEFAULT_KS) -> list[dict]:
     """
     betas = np.concatenate([[0.0], np.geomspace(0.05, 200, 40)]) if betas is None else betas
     return [{"beta": float(b), **point(F, pi0, tilt(pi0, F, b), ks)} for b in betas]
+
+
+def best_drawn_gain(front, price: float, tol: float = 1e-8) -> float:
+    """The highest gain the drawn frontier offers at a price of at most ``price``.
+
+    The frontier is drawn as straight segments joining its points in floor order.
+    This is the maximum of the gains of frontier points with price <= ``price``
+    and of every segment's linear interpolation at ``price`` where the segment
+    spans it; ``-inf`` when no point or segment qualifies. ``tol`` absorbs LP
+    round-off in the prices (the floor-1 point has price 0 up to ~1e-10).
+    """
+    pr = np.array([r["price"] for r in front], float)  # (T,)
+    g = np.array([r["gain"] for r in front], float)  # (T,)
+    best = float(g[pr <= price + tol].max()) if np.any(pr <= price + tol) else -np.inf
+    for (p0, g0), (p1, g1) in zip(zip(pr[:-1], g[:-1]), zip(pr[1:], g[1:])):
+        lo, hi = min(p0, p1), max(p0, p1)
+        if lo - tol <= price <= hi + tol and hi > lo:
+            best = max(best, float(g0 + (g1 - g0) * (price - p0) / (p1 - p0)))
+    return best
+
+
+def above_frontier(F, pi0, front, path, ks=DEFAULT_KS, tol: float = 1e-7) -> list[dict]:
+    """Tilt points that lie above the drawn frontier in the (price, gain) plane, and why.
+
+    The frontier is not "the best gain at a given price": each of its points is
+    the LP optimum at a floor ``tau`` on every prompt, and its price is measured
+    afterwards. So a tilt point can sit above the drawn line, for one of two
+    reasons, told apart here by solving the LP at the tilt point's own floor
+    ``tau(beta)`` (:func:`achieved_floor`):
+
+    - ``"floor grid"``: that LP solution has at least the tilt's gain at no more
+      than its price. The frontier is only computed on a finite grid of floors
+      and drawn with straight lines between them; the tilt point falls between
+      two grid floors, where the true frontier bulges above the straight line.
+    - ``"floor, not price"``: that LP solution has at least the tilt's gain (the
+      theorem) but a higher price: the floor constraint and the worst-case pass@k
+      loss rank mixtures differently, and the tilt spreads its losses so that its
+      worst one is smaller.
+
+    Parameters
+    ----------
+    F, pi0
+        ``(S, X)`` fitness and ``(S,)`` base mixture.
+    front, path
+        Outputs of :func:`price_frontier` and :func:`tilt_path` on the same ``ks``.
+    ks
+        Budget grid of the price.
+    tol
+        Slack of the comparisons (LP constraints are met to about 1e-9).
+
+    Returns
+    -------
+    list of dict
+        One per tilt point above the line: ``index`` into ``path``, ``beta``,
+        ``floor``, ``excess`` (its gain minus :func:`best_drawn_gain` at its
+        price), ``reason``, and the LP point at that floor (``lp_gain``,
+        ``lp_price``).
+    """
+    out = []
+    for i, t in enumerate(path):
+        excess = t["gain"] - best_drawn_gain(front, t["price"])
+        if excess <= tol:
+            continue
+        lp = point(F, pi0, best_at_floor(F, pi0, t["floor"]), ks)
+        reason = "floor grid" if lp["price"] <= t["price"] + tol else "floor, not price"
+        out.append({"index": i, "beta": t["beta"], "floor": t["floor"], "excess": excess,
+                    "reason": reason,
+                    "lp_gain": lp["gain"], "lp_price": lp["price"]})
+    return out
