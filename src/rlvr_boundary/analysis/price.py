@@ -1,4 +1,4 @@
-"""The count-free pass@k price diagnostic ("No Free Lunch in RLVR", seed 003).
+"""The count-free pass@k price diagnostic ("No Free Lunch in RLVR").
 
 Two kinds of input, both small tables a user can paste:
 

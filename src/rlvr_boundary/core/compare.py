@@ -4,7 +4,7 @@ Everything here takes per-prompt pass@k rows (``(P, K)`` arrays from
 :func:`rlvr_boundary.core.passk.pass_at_k`) or per-prompt success rates and
 returns arrays or small dicts; prompts are the sampling unit throughout.
 
-Definitions (SPEC section 2):
+Definitions:
 
 - ``D(k) = mean_i [pass@k_R,i - pass@k_B,i]``.
 - crossings: sign changes of D over the budget grid, zeros skipped; the
@@ -206,7 +206,7 @@ def crossing_bound(p_base, p_rl, *, decimals: int | None = None) -> dict:
     ----------
     G. Pólya and G. Szegő, Problems and Theorems in Analysis II, Part V, Problem 80
     (Laguerre's rule of signs for exponential sums); "No Free Lunch in RLVR"
-    (seed 003, crossing bound).
+    (crossing bound).
     """
     pb, pr = np.asarray(p_base, float), np.asarray(p_rl, float)
     if pb.shape != pr.shape or pb.ndim != 1 or pb.size == 0:

@@ -190,7 +190,7 @@ def gather_facts(paths: list[Path], progress=None) -> SampleFacts:
     """Stream every rollout table once and accumulate :class:`SampleFacts`.
 
     Tables with completion text but without quality columns get the flags
-    computed here (SPEC section 2), so graded-elsewhere data still shows them.
+    computed here (:mod:`rlvr_boundary.verify.quality`), so graded-elsewhere data shows them.
     """
     facts = SampleFacts()
     want = ["answer", "truncated", "entropy_bins", *QUALITY_COLUMNS, *TOKEN_COLUMNS]

@@ -45,7 +45,7 @@ class ShapingConfig:
     pos_m: float = 15.0
     """m: the sigmoid's slope."""
     pos_n: float = -0.5
-    """n: the sigmoid's shift (the paper's code uses -0.5; the seed report flips its sign)."""
+    """n: the sigmoid's shift (the paper's code uses -0.5; a published summary flips its sign)."""
     pos_d: float = 1.0
     """d: direction (+1 favours late tokens, -1 early ones)."""
     pos_cap: float = 0.5

@@ -19,7 +19,7 @@ Both act *after* the group advantage has been computed:
 
 Deviations and decisions, each a parameter:
 
-- The seed report (in Chinese) substitutes ``n`` with the wrong sign in its
+- A published summary of the report (in Chinese) substitutes ``n`` with the wrong sign in its
   position example (it evaluates ``15 (l + 0.5)`` and finds the sigmoid
   saturated). We follow the paper's code, ``sigmoid(15 (l - 0.5))`` with
   ``n = -0.5``: the bias is 0.0025 gamma at l = 0.1, 0.5 gamma at 0.5 and
@@ -229,7 +229,7 @@ def position_bias(rel_pos, *, gamma: float = 0.1, m: float = 15.0, n: float = -0
     Notes
     -----
     With the defaults: 0.0025 gamma at l = 0.1, 0.5 gamma at 0.5, 0.9975 gamma
-    at 0.9 (the paper's code; the seed report's example has n's sign flipped).
+    at 0.9 (the paper's code; a published summary's example has n's sign flipped).
     """
     from scipy.special import expit
 

@@ -1,4 +1,4 @@
-"""Theory lab: the No Free Lunch toolkit (seed 003) on the shared-strategy model.
+"""Theory lab: the No Free Lunch toolkit ("No Free Lunch in RLVR") on the shared-strategy model.
 
 Contract: this package depends on NumPy and SciPy only (LPs with scipy's
 HiGHS); a test imports it with torch, pyarrow, rich and matplotlib blocked.

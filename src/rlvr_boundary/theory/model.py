@@ -21,7 +21,7 @@ refused (``ValueError``) when they are not probability vectors.
 
 References
 ----------
-"No Free Lunch in RLVR: every pass@1 gain has a pass@k price" (seed 003),
+"No Free Lunch in RLVR: every pass@1 gain has a pass@k price",
 the strategy model and the tilt. A. Beck and M. Teboulle, "Mirror descent and
 nonlinear projected subgradient methods for convex optimization", Operations
 Research Letters 31 (2003).

@@ -1,6 +1,6 @@
 """Specialization conditions under which no free lunch exists, and a counterexample.
 
-Definitions (ours, written down because the seed leaves "dominant" open):
+Definitions (ours, written down because the paper leaves "dominant" open):
 
 **Exclusive specialization.** Every strategy s has a prompt x that only it
 solves: ``F[s, x] > 0`` and ``F[s', x] = 0`` for all ``s' != s``.

@@ -15,7 +15,7 @@ certificates are verified independently of the solver
 References
 ----------
 E. Stiemke, "Über positive Lösungen homogener linearer Gleichungen",
-Math. Ann. 76 (1915). "No Free Lunch in RLVR" (seed 003).
+Math. Ann. 76 (1915). "No Free Lunch in RLVR: every pass@1 gain has a pass@k price".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fixed-seed verification suite of the theory lab (SPEC section 3).
+"""The fixed-seed verification suite of the theory lab.
 
 Every claim is checked on a stated number of instances drawn with fixed seeds
 (one ``numpy.random.default_rng(SEED + i)`` per claim, so claims do not depend
@@ -18,7 +18,7 @@ parameter grids below); ``quick=True`` runs the same claims on about a tenth
 of the instances (at least 10), for CI.
 
 Deviation from the paper: its pack checks 34 figures of its own text; we check
-the claims SPEC section 3 lists, with the counts it gives, and add the checks
+the claims the paper states, with the instance counts it reports, and add the checks
 that make our implementation trustworthy (independent mirror steps, exact
 vertex enumeration against the frontier LP, the exact GRPO/tilt identity).
 """
