@@ -1,9 +1,11 @@
 """The report in a real headless Chromium: no console errors, no network, nothing runs.
 
-Needs Debian's ``chromium`` and the ``playwright`` Python package (driving the
-system browser; no browser download). Skipped when either is missing; CI
-installs both (.ci/run). A screenshot of the page is saved under
-``test-artifacts/`` for a person to look at.
+Needs Debian's ``chromium`` (``apt-get install chromium``; another binary via
+``RLVR_BOUNDARY_CHROMIUM``) and the ``playwright`` Python package, which drives
+that system browser through ``executable_path`` (no browser download, no
+``playwright install``). Skipped when either is missing, with a reason that says
+which and how to install it; CI installs both (.ci/run). Screenshots of the
+pages are saved under ``test-artifacts/`` for a person to look at.
 """
 
 from __future__ import annotations
@@ -16,20 +18,66 @@ import pytest
 
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.rollouts import write_rollouts
+from rlvr_boundary.report.figures import COLUMN_PX
 from rlvr_boundary.report.html import SECTIONS
 from tests.report.fixtures import synthetic_rollouts
+from tests.test_user_text import internal_references
 
-pytestmark = pytest.mark.browser
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = (os.environ.get("RLVR_BOUNDARY_CHROMIUM") or shutil.which("chromium")
+            or shutil.which("chromium-browser"))
 ARTIFACTS = Path(os.environ.get("RLVR_BOUNDARY_ARTIFACTS", Path(__file__).parents[2] / "test-artifacts"))
+
+
+def skip_reason(chromium: str | None, have_playwright: bool) -> str | None:
+    """Why the browser tests cannot run here, and how to fix it; None when they can."""
+    missing = []
+    if chromium is None:
+        missing.append("the chromium browser is not installed (Debian/Ubuntu: "
+                       "'apt-get install chromium'; or set RLVR_BOUNDARY_CHROMIUM to a "
+                       "Chromium or Chrome binary)")
+    if not have_playwright:
+        missing.append("the playwright Python package is missing (pip install "
+                       "'rlvr-boundary[test]' or pip install playwright; no 'playwright "
+                       "install' needed, the tests drive the system chromium)")
+    return "browser tests skipped: " + "; ".join(missing) if missing else None
+
+
+def _have_playwright() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_skip_reason_names_what_is_missing_and_how_to_install_it():
+    assert skip_reason("/usr/bin/chromium", True) is None
+    only_browser = skip_reason(None, True)
+    assert "chromium" in only_browser and "apt-get install chromium" in only_browser
+    assert "playwright" not in only_browser
+    only_pw = skip_reason("/usr/bin/chromium", False)
+    assert "pip install" in only_pw and "apt-get" not in only_pw
+    assert "chromium" in skip_reason(None, False) and "playwright" in skip_reason(None, False)
+
+
+def test_readme_says_how_to_get_chromium():
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Browser tests"):]
+    section = section[:section.index("\n## ", 5)]
+    for needed in ("apt-get install chromium", "executable_path", "RLVR_BOUNDARY_CHROMIUM",
+                   "tests/report/test_browser.py", "skip reason", "test-artifacts/"):
+        assert needed in section, needed
+    # The skip reason gives the same install command as the README.
+    assert "apt-get install chromium" in skip_reason(None, True)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    sync = pytest.importorskip("playwright.sync_api")
-    if CHROMIUM is None:
-        pytest.skip("Debian chromium is not installed")
+    reason = skip_reason(CHROMIUM, _have_playwright())
+    if reason:
+        pytest.skip(reason)
+    import playwright.sync_api as sync
+
     with sync.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield b
@@ -54,6 +102,7 @@ def _open(browser, html: Path):
     return page, events
 
 
+@pytest.mark.browser
 def test_example_report_in_chromium(browser, tmp_path):
     out = tmp_path / "example.html"
     assert main(["report", "--example", "--out", str(out), "--bootstrap", "500"]) == 0
@@ -63,11 +112,27 @@ def test_example_report_in_chromium(browser, tmp_path):
     assert page.locator("svg").count() >= 4
     assert not ev["requests"] and not ev["dialogs"] and not ev["errors"]
     assert not [c for c in ev["console"] if c[0] in ("error", "warning")]
+    _check_figures(page)
+    assert not internal_references(page.locator("body").inner_text())
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "report-example.png"), full_page=True)
     page.close()
 
 
+def _check_figures(page) -> None:
+    """Every figure fills the page column exactly (drawn at that size, not scaled) and
+    carries a title for screen readers."""
+    column = page.evaluate("parseFloat(getComputedStyle(document.body).width)")
+    assert column == pytest.approx(COLUMN_PX)  # the 1200 px viewport is wider than the column
+    figs = page.locator("figure > svg")
+    assert figs.count() >= 4
+    for i in range(figs.count()):
+        svg = figs.nth(i)
+        assert svg.bounding_box()["width"] == pytest.approx(column, abs=1), i
+        assert len(svg.locator(":scope > title").text_content()) > 10, i
+
+
+@pytest.mark.browser
 def test_hostile_completion_text_runs_nothing(browser, tmp_path):
     path = tmp_path / "r.parquet"
     write_rollouts(synthetic_rollouts(prompts=12, n=8), path)
@@ -82,6 +147,7 @@ def test_hostile_completion_text_runs_nothing(browser, tmp_path):
     assert '<script>alert("x")</script>' in body
     assert '"><img src=x onerror=alert(1)>' in body
     assert not ev["dialogs"] and not ev["errors"] and not ev["requests"]
+    _check_figures(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "report-rollouts.png"), full_page=True)
     page.close()

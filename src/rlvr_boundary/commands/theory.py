@@ -235,7 +235,8 @@ def frontier_figure(front, path, above, at_floors, kmax, shape):
             label="exponential tilt path")
     if above:
         idx = [a["index"] for a in above]
-        ax.scatter(tp[idx], tg[idx], s=30, facecolors="none", edgecolors="#D55E00", zorder=4,
+        ax.scatter(tp[idx], tg[idx], s=36, facecolors="none", edgecolors="black", lw=1.0,
+                   zorder=4,
                    label="tilt above the frontier line, by up to "
                    f"{max(a['excess'] for a in above) * pts:.2g} points (see note)")
     top = max(fp.max(), tp.max())

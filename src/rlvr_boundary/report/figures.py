@@ -8,7 +8,8 @@ offline everywhere; PDF text is embedded TrueType (``pdf.fonttype = 42``), not
 Type 3, so journals' checkers accept it and the text can be selected.
 
 Colours: model lines come from :data:`PALETTE` (Okabe and Ito's colour-blind
-safe set, plus Paul Tol's wine, olive and indigo), the base model is grey-black,
+safe set without its orange, plus Paul Tol's wine, olive and indigo), the base
+model is grey-black,
 and the markers for supported gains and losses use two colours reserved for
 them (bluish green and vermillion) and triangle shapes, so a loss marker never
 looks like a checkpoint's line.
@@ -30,7 +31,8 @@ PX_PER_INCH = 96
 COLUMN_IN = COLUMN_PX / PX_PER_INCH
 
 # Model colours; the two reserved marker colours below are not among them.
-PALETTE = ["#0072B2", "#E69F00", "#CC79A7", "#56B4E9", "#882255", "#999933", "#332288"]
+# Okabe-Ito's orange is left out: next to vermillion it reads as a loss marker.
+PALETTE = ["#0072B2", "#CC79A7", "#56B4E9", "#882255", "#999933", "#332288"]
 BASE_COLOR = "#333333"
 GAIN_COLOR = "#009E73"  # supported gain: bluish green, upward triangle
 LOSS_COLOR = "#D55E00"  # supported loss: vermillion, downward triangle
@@ -64,7 +66,8 @@ def title_of(fig) -> str:
     sup = fig._suptitle.get_text() if fig._suptitle is not None else ""
     if sup:
         return sup
-    return "; ".join(t for t in (ax.get_title() for ax in fig.axes) if t)
+    return "; ".join(t for ax in fig.axes for loc in ("left", "center", "right")
+                     if (t := ax.get_title(loc=loc)))
 
 
 def colors(models: list[str], base: str) -> dict[str, str]:
