@@ -102,7 +102,7 @@ def test_difference_panels_share_one_y_scale(audit):
     # The shared scale holds every checkpoint's band, not just the first one's.
     for res in audit["comparisons"].values():
         assert lo <= min(res["band"]["lower"]) and max(res["band"]["upper"]) <= hi
-    assert F.title_of(fig).startswith("Difference to the base base")
+    assert F.title_of(fig).startswith("D(k) = pass@k(checkpoint) − pass@k(base) for each")
     F.close(fig)
 
 

@@ -140,7 +140,7 @@ def passk_curves(audit: dict):
             ax.axvline(res["k_star"], color=col[m], lw=0.8, ls=":")
             y = float(np.interp(np.log(res["k_star"]), np.log(ks), audit["pass_at_k"][m]))
             ax.annotate(f"k* = {res['k_star']}", (res["k_star"], y), textcoords="offset points",
-                        xytext=(4, -12), fontsize=8, color=col[m])
+                        xytext=(4, 6), fontsize=8, color=col[m])  # above: stays inside
     _log2_axis(ax, ks)
     ax.set_ylabel("pass@k (unbiased)")
     ax.set_title(f"pass@k on {audit['n_prompts']} problems")
@@ -187,16 +187,19 @@ def difference_curves(audit: dict):
         if res["k_star"] is not None:
             ax.axvline(res["k_star"], color="black", lw=0.8, ls=":")
         if res["price_k"] is not None:
+            # Text on the side of the axis centre, so it never runs past an edge.
+            left = np.log(res["price_k"]) <= np.log(ks[0] * ks[-1]) / 2
             ax.annotate(f"price {res['price'] * 100:.2f} points", (res["price_k"], -res["price"]),
-                        textcoords="offset points", xytext=(-70, -14), fontsize=8)
+                        textcoords="offset points", xytext=(6 if left else -6, -14),
+                        ha="left" if left else "right", fontsize=8)
         _log2_axis(ax, ks)
         ax.set_ylabel("D(k)")
         ax.set_title(m if len(others) > 1 else f"{m} minus {audit['base']}", loc="left")
         ax.grid(alpha=0.25)
         _legend_right(ax)
     if len(others) > 1:
-        fig.suptitle(f"Difference to the base {audit['base']}: "
-                     "D(k) = pass@k(checkpoint) − pass@k(base), one y-scale")
+        fig.suptitle(f"D(k) = pass@k(checkpoint) − pass@k({audit['base']}) for each checkpoint, "
+                     "on one y-scale")
     fig.tight_layout()
     return fig
 
