@@ -151,3 +151,38 @@ def test_hostile_completion_text_runs_nothing(browser, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "report-rollouts.png"), full_page=True)
     page.close()
+
+
+@pytest.mark.browser
+def test_budget_without_variance_page(browser, tmp_path):
+    """Every problem solved at least once in n = 4 by both models: at k = 4 the
+    difference has no variance. The page shows the difference figure without a
+    [-1, 1] band (its y-scale stays near the data); screenshot for a person."""
+    import json
+
+    b, r = tmp_path / "base.jsonl", tmp_path / "rl.jsonl"
+    b.write_text("".join(json.dumps({"id": f"p{i}", "n": 4, "c": 1 + i % 4}) + "\n"
+                         for i in range(30)))
+    r.write_text("".join(json.dumps({"id": f"p{i}", "n": 4, "c": 1 + (i * 3) % 4}) + "\n"
+                         for i in range(30)))
+    out = tmp_path / "ties.html"
+    assert main(["report", str(b), str(r), "--label", f"{b}=base", "--label", f"{r}=rl",
+                 "--out", str(out), "--bootstrap", "200"]) == 0
+    data = json.loads(out.with_suffix(".json").read_text())
+    from math import comb
+
+    def pk(c, k):
+        return 1 - comb(4 - c, k) / comb(4, k)
+
+    flat = [k for k in (1, 2, 3, 4)
+            if len({pk(1 + (i * 3) % 4, k) - pk(1 + i % 4, k) for i in range(30)}) == 1]
+    assert flat == [3, 4]  # every difference is 0 there
+    assert data["comparisons"]["rl"]["band"]["degenerate_budgets"] == flat
+    page, ev = _open(browser, out)
+    assert not ev["requests"] and not ev["dialogs"] and not ev["errors"]
+    _check_figures(page)
+    diff = page.locator("section#difference figure > svg")
+    assert diff.locator(":scope > title").text_content() == "rl minus base"
+    ARTIFACTS.mkdir(exist_ok=True)
+    diff.screenshot(path=str(ARTIFACTS / "report-ties-difference.png"))
+    page.close()
