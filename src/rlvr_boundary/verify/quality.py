@@ -1,4 +1,4 @@
-"""Output-quality flags of a completion (RUC report, "From Trial-and-Error to Improvement" (arXiv 2508.07534)).
+"""Output-quality flags of a completion ("From Trial-and-Error to Improvement", arXiv 2508.07534).
 
 Pure Python on strings, no dependencies: used by the verifier (to fill the
 ``q_*`` columns), by the report, and by RFT selection (:mod:`rlvr_boundary.shaping.rft`).
