@@ -714,7 +714,10 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]]) 
             argv += ["--ro-bind", str(point), p]
         else:
             argv += ["--ro-bind", p, p]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+    # bubblewrap's /dev is a writable tmpfs (with /dev/shm): read-only like the rest
+    # (device nodes such as /dev/null stay writable on a read-only mount).
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--tmpfs", "/tmp", "--remount-ro", "/tmp",
              "--ro-bind", str(run_dir / "src"), SANDBOX_SRC,
              "--bind", str(run_dir / "work"), SANDBOX_WORK,
              "--remount-ro", "/", "--chdir", SANDBOX_WORK]
