@@ -415,3 +415,93 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["verifier"]["isolation"] == "none"
     assert manifest["verifier"]["unsafe_no_isolation"] is True
+
+
+# ----------------------------------------------------------------------------- a laptop
+
+_AS_USER = r'''
+import json, os, sys
+from rlvr_boundary.verify.code import grade_code
+from rlvr_boundary.verify.sandbox import SandboxOptions, SandboxUnavailable, isolation_status, run_python
+o = SandboxOptions(timeout=4.0, memory_mb=300, max_processes=12)
+out = {"status": isolation_status(o), "uid": os.geteuid()}
+if sys.argv[1] == "refuse":
+    try:
+        run_python("print(1)", o)
+        out["refused"] = False
+    except SandboxUnavailable as exc:
+        out["refused"] = str(exc)
+else:
+    lib = "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+    out["write"] = run_python(lib + "print(libc.open(b'" + sys.argv[2] + "', 0o101, 0o644))", o).stdout
+    out["fork"] = run_python(lib + "n = 0\nfor _ in range(100):\n    p = libc.fork()\n"
+                             "    if p == 0:\n        time.sleep(60)\n    n += p > 0\nprint(n)", o).stdout
+    out["memory"] = run_python(lib + "for i in range(3):\n    if libc.fork() == 0:\n"
+                               "        x = bytearray(150 << 20)\n        for j in range(0, len(x), 4096):\n"
+                               "            x[j] = 1\n        print('child ok', flush=True)\n"
+                               "        time.sleep(30)\ntime.sleep(3)", o).stdout
+    out["early"] = grade_code("def f():\n    return 0\nimport os\nos._exit(0)", "assert f() == 1", o)
+    out["uid_map"] = run_python("print(open('/proc/self/uid_map').read().split())", o).stdout
+print(json.dumps(out))
+'''
+
+
+def _run_as_nobody(tmp_path: Path, args: list[str], cgroups: list[Path]) -> dict:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    join = "".join(f"echo $$ > {c}/cgroup.procs; " for c in cgroups)
+    cmd = ["sh", "-c", join + 'exec "$@"', "sh", "setpriv", "--reuid", "65534", "--regid", "65534",
+           "--clear-groups", "env", "-i", "PATH=/usr/bin:/bin", f"PYTHONPATH={src}", "TMPDIR=/tmp",
+           "/usr/bin/python3", "-c", _AS_USER, *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _laptop_ready() -> None:
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not Path("/usr/bin/python3").exists():
+        pytest.skip("needs root (to set up the user and its cgroup), setpriv and /usr/bin/python3")
+    if subprocess.run(["/usr/bin/python3", "-c", "import sys; assert sys.version_info >= (3, 10)"]
+                      ).returncode:
+        pytest.skip("/usr/bin/python3 is too old")
+    from rlvr_boundary.verify.sandbox import _can_traverse
+
+    if not _can_traverse(str(Path(__file__).resolve().parents[2] / "src") + "/", 65534, 65534):
+        pytest.skip("the source tree is not readable by uid 65534")
+    home = cgroup_home()
+    if home is None or home.version != "v1" or not HOLDS:
+        pytest.skip("the delegated-cgroup simulation is written for cgroup v1 hierarchies")
+
+
+def test_as_a_normal_user_without_a_cgroup_grading_refuses(tmp_path):
+    _laptop_ready()
+    out = _run_as_nobody(tmp_path, ["refuse"], [])
+    assert out["uid"] == 65534 and out["status"]["isolation"] == "bwrap"
+    assert out["refused"] and "cgroup" in out["refused"] and "Delegate=yes" in out["refused"]
+
+
+def test_as_a_normal_user_in_a_delegated_cgroup_the_boundary_holds(tmp_path, aftermath):
+    """A laptop: an unprivileged user, bubblewrap, and a cgroup delegated to that user."""
+    _laptop_ready()
+    home = cgroup_home()
+    cgroups = [b / f"laptop-{os.getpid()}-{secrets.token_hex(3)}" for b in home.bases.values()]
+    target = Path("/tmp") / f"pwned-laptop-{secrets.token_hex(4)}"  # writable by that user
+    try:
+        for c in cgroups:
+            c.mkdir()
+            for f in [c, *c.iterdir()]:
+                os.chown(f, 65534, 65534)  # what systemd's Delegate=yes does
+        out = _run_as_nobody(tmp_path, ["attack", str(target)], cgroups)
+    finally:
+        for c in cgroups:
+            for sub in c.glob(f"{CGROUP_PREFIX}*"):
+                sub.rmdir()
+            c.rmdir()
+    assert out["status"]["usable"] and out["status"]["cgroup"] == "v1"
+    assert out["write"].split() == ["-1"] and not target.exists()
+    assert 0 < int(out["fork"]) < 12
+    assert out["memory"].count("child ok") <= 1
+    assert not out["early"]["correct"]
+    inside = out["uid_map"].split()
+    assert len(inside) == 3 and inside[0] == "['65534'," and inside[2] == "'1']"  # one uid mapped
