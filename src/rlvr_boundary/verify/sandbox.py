@@ -743,12 +743,18 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions,
     else:
         proc.stdin.close()
     timed_out = False
+    exited_at = None
     while sel.get_map():
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
-            timed_out = True
+            timed_out = proc.poll() is None
             break
-        for key, _ in sel.select(timeout=min(left, 0.5)):
+        if exited_at is None and proc.poll() is not None:
+            exited_at = now
+        elif exited_at is not None and now - exited_at > 0.2:
+            break  # the main process ended; descendants holding the pipes do not keep us
+        for key, _ in sel.select(timeout=min(left, 0.1 if exited_at else 0.5)):
             if key.fileobj is proc.stdin:
                 try:
                     todo = todo[os.write(key.fd, todo[:65536]):]
