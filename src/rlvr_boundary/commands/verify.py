@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="extra address space per math worker, MB (2048)")
     c = p.add_argument_group("code")
     c.add_argument("--sandbox-memory-mb", type=int, default=1024,
-                   help="address space per sandboxed process, MB (1024)")
+                   help="memory of one sandboxed run, all its processes together, MB (1024)")
     c.add_argument("--unsafe-no-isolation", action="store_true",
                    help="run generated code even where no sandbox that holds is available "
                         "(bubblewrap and a cgroup are needed): it can then read and write "
