@@ -221,3 +221,38 @@ def test_starting_processes_is_refused_by_default():
     r = run_python("import subprocess\nsubprocess.run(['true'])", OPTS)
     assert r.status == "failed" and "starting processes is disabled" in r.stderr
     assert run_python("import subprocess\nsubprocess.run(['true'], check=True)", ALLOW).status == "ok"
+
+
+def test_stale_cleanup_removes_dead_runs_only_and_never_foreign_groups():
+    import fcntl
+
+    from rlvr_boundary.verify.sandbox import (CGROUP_PREFIX, _ensure_root, cgroup_home,
+                                              clean_stale)
+
+    root = _ensure_root()
+    home = cgroup_home()
+    dead = root / "run-999999999-0123456789ab"   # its grader is gone: nothing holds the lock
+    live = root / f"run-{os.getpid()}-ba9876543210"
+    foreign = [b / f"{CGROUP_PREFIX}other-tool" for b in home.bases.values()]
+    for d in (dead, live):
+        (d / "work").mkdir(parents=True)
+        (d / "lock").touch()
+    fd = os.open(live / "lock", os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    dead_groups = [b / f"{CGROUP_PREFIX}{dead.name[4:]}" for b in home.bases.values()]
+    try:
+        for g in foreign + dead_groups:
+            g.mkdir()
+        cleaned = clean_stale()
+        assert dead.name[4:] in cleaned and not dead.exists()
+        assert not any(g.exists() for g in dead_groups)
+        assert live.is_dir() and all(g.is_dir() for g in foreign)
+    finally:
+        os.close(fd)
+        for g in foreign + dead_groups:
+            if g.exists():
+                g.rmdir()
+        import shutil
+
+        shutil.rmtree(live, ignore_errors=True)
+        shutil.rmtree(dead, ignore_errors=True)

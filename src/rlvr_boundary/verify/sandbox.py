@@ -56,6 +56,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -74,6 +75,7 @@ NOBODY = 65534
 SANDBOX_SRC = "/sandbox/src"
 SANDBOX_WORK = "/sandbox/work"
 CGROUP_PREFIX = "rlvr-sbx-"
+_RUN_ID = re.compile(r"^[0-9]+-[0-9a-f]{12}$")  # "<grader pid>-<random>", see _run
 _HERE = Path(__file__).resolve().parent
 _SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
 
@@ -451,9 +453,9 @@ def clean_stale() -> list[str]:
     live: set[str] = set()
     if root.is_dir():
         for d in root.iterdir():
-            if not d.name.startswith("run-"):
-                continue
             rid = d.name[4:]
+            if not d.name.startswith("run-") or not _RUN_ID.match(rid):
+                continue
             if _is_live(d):
                 live.add(rid)
                 continue
@@ -464,7 +466,8 @@ def clean_stale() -> list[str]:
         for base in home.bases.values():
             for d in base.glob(f"{CGROUP_PREFIX}*"):
                 rid = d.name[len(CGROUP_PREFIX):]
-                if rid in live or rid.startswith("probe-") or not d.is_dir():
+                # Only names this code makes: never touch groups of other tools or versions.
+                if rid in live or not _RUN_ID.match(rid) or not d.is_dir():
                     continue
                 if (root / f"run-{rid}").exists() and _is_live(root / f"run-{rid}"):
                     continue
