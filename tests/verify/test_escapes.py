@@ -61,10 +61,11 @@ def _procs_named(marker: str) -> list[int]:
     for p in Path("/proc").iterdir():
         if p.name.isdigit():
             try:
-                if marker in (p / "comm").read_text() or marker.encode() in (p / "cmdline").read_bytes():
-                    out.append(int(p.name))
+                comm, cmdline = (p / "comm").read_text(), (p / "cmdline").read_bytes()
             except OSError:
-                pass
+                continue
+            if marker in comm or marker.encode() in cmdline:
+                out.append(int(p.name))
     return out
 
 
@@ -144,7 +145,8 @@ def test_writes_outside_the_work_directory(aftermath, mode, how):
         # directory; make every path look inside, then write with plain open().
         prog = ("import os\nos.path.realpath = lambda p, *a, **k: os.getcwd() + '/x'\n"
                 f"for t in {targets!r}:\n    try:\n        open(t, 'w').write('x')\n"
-                "        print('WROTE', t)\n    except OSError as e:\n        print('no', t, e.errno)\n"
+                "        print('WROTE', t)\n    except OSError as e:\n"
+                "        print('no', t, e.errno)\n"
                 "open('inside.txt', 'w').write('ok')\nprint('inside ok')\n")
     else:
         prog = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
@@ -186,7 +188,8 @@ def test_the_process_cap_cannot_be_raised_through_cgroup_files(aftermath, mode):
     prog = (CFORK + "import os, time\ncg = open('/proc/self/cgroup').read()\nprint(cg)\n"
             "wrote = []\nfor line in cg.splitlines():\n    path = line.split(':', 2)[2]\n"
             "    for root in ('/sys/fs/cgroup', '/sys/fs/cgroup/pids', '/sys/fs/cgroup/unified'):\n"
-            "        for f in ('pids.max', 'cgroup.procs', 'memory.max', 'memory.limit_in_bytes'):\n"
+            "        for f in ('pids.max', 'cgroup.procs', 'memory.max',\n"
+            "                  'memory.limit_in_bytes'):\n"
             "            p = root + path + '/' + f\n            try:\n"
             "                open(p, 'w').write('max')\n                wrote.append(p)\n"
             "            except OSError:\n                pass\n"
@@ -211,7 +214,8 @@ def test_proc_cannot_be_unmounted_and_shows_no_host_process(aftermath, mode):
             "rc = [libc.umount2(b'/proc', 2), libc.umount2(b'/proc', 0), libc.umount(b'/proc')]\n"
             "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
             "cmds = []\nfor p in pids:\n    try:\n"
-            "        cmds.append(open(f'/proc/{p}/cmdline', 'rb').read().decode(errors='replace'))\n"
+            "        cmds.append(open(f'/proc/{p}/cmdline', 'rb').read()\n"
+            "                    .decode(errors='replace'))\n"
             "    except OSError:\n        pass\n"
             "print(json.dumps({'rc': rc, 'pids': pids, 'cmds': cmds, 'uid': os.getuid(),\n"
             "                  'status': open('/proc/self/status').read()}))\n")
@@ -222,7 +226,8 @@ def test_proc_cannot_be_unmounted_and_shows_no_host_process(aftermath, mode):
     assert doc["rc"] == [-1, -1, -1]
     assert len(doc["pids"]) <= 3  # bubblewrap's reaper and the program (and its /proc read)
     joined = " ".join(doc["cmds"])
-    assert "pytest" not in joined and "rlvr_boundary" not in joined and str(os.getpid()) not in doc["pids"]
+    assert "pytest" not in joined and "rlvr_boundary" not in joined
+    assert os.getpid() not in doc["pids"]
     status = dict(line.split(":\t", 1) for line in doc["status"].splitlines() if ":\t" in line)
     assert doc["uid"] == 65534
     assert status["CapEff"].strip() == status["CapPrm"].strip() == "0" * 16
@@ -305,9 +310,11 @@ EARLY_EXITS = {
     "os._exit(0)": "import os\nos._exit(0)",
     "sys.exit(0)": "import sys\nsys.exit(0)",
     "raise SystemExit": "raise SystemExit",
-    "exec true": "import ctypes\nctypes.CDLL(None).execv(b'/bin/true', (ctypes.c_char_p * 2)(b'true', None))",
+    "exec true": ("import ctypes\n"
+                  "ctypes.CDLL(None).execv(b'/bin/true', (ctypes.c_char_p * 2)(b'true', None))"),
     "kill the harness": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
-    "exit from atexit": "import atexit, os\natexit.register(lambda: os._exit(0))\nraise SystemExit(0)",
+    "exit from atexit": ("import atexit, os\natexit.register(lambda: os._exit(0))\n"
+                         "raise SystemExit(0)"),
 }
 
 
@@ -450,7 +457,8 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
 _AS_USER = r'''
 import json, os, sys
 from rlvr_boundary.verify.code import grade_code
-from rlvr_boundary.verify.sandbox import SandboxOptions, SandboxUnavailable, isolation_status, run_python
+from rlvr_boundary.verify.sandbox import (SandboxOptions, SandboxUnavailable, isolation_status,
+                                          run_python)
 o = SandboxOptions(timeout=4.0, memory_mb=300, max_processes=12)
 out = {"status": isolation_status(o), "uid": os.geteuid()}
 if sys.argv[1] == "refuse":
@@ -461,12 +469,15 @@ if sys.argv[1] == "refuse":
         out["refused"] = str(exc)
 else:
     lib = "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-    out["write"] = run_python(lib + "print(libc.open(b'" + sys.argv[2] + "', 0o101, 0o644))", o).stdout
+    out["write"] = run_python(lib + "print(libc.open(b'" + sys.argv[2] + "', 0o101, 0o644))",
+                              o).stdout
     out["fork"] = run_python(lib + "n = 0\nfor _ in range(100):\n    p = libc.fork()\n"
-                             "    if p == 0:\n        time.sleep(60)\n    n += p > 0\nprint(n)", o).stdout
+                             "    if p == 0:\n        time.sleep(60)\n    n += p > 0\nprint(n)",
+                             o).stdout
     mem = run_python(lib + "fork = libc.fork\ndef mark(m):\n    pass\n" + sys.argv[3], o)
     out["memory"] = [mem.status, mem.stdout]
-    out["early"] = grade_code("def f():\n    return 0\nimport os\nos._exit(0)", "assert f() == 1", o)
+    out["early"] = grade_code("def f():\n    return 0\nimport os\nos._exit(0)",
+                              "assert f() == 1", o)
     out["uid_map"] = run_python("print(open('/proc/self/uid_map').read().split())", o).stdout
 print(json.dumps(out))
 '''

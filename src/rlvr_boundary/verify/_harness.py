@@ -107,8 +107,8 @@ def _main() -> None:
     except SystemExit as exc:
         if not (tests is None and exc.code in (None, 0)):
             _flush()
-            sys.stderr.write(f"\nrlvr-boundary harness: the program exited (SystemExit({exc.code!r}))"
-                             " before the tests finished\n")
+            sys.stderr.write("\nrlvr-boundary harness: the program exited "
+                             f"(SystemExit({exc.code!r})) before the tests finished\n")
             _flush()
             os._exit(1)
     except BaseException:  # noqa: BLE001 - any other end is a failure, shown as a traceback
