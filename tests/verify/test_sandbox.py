@@ -256,3 +256,11 @@ def test_stale_cleanup_removes_dead_runs_only_and_never_foreign_groups():
 
         shutil.rmtree(live, ignore_errors=True)
         shutil.rmtree(dead, ignore_errors=True)
+
+
+def test_the_program_runs_as_the_main_module():
+    prog = ("import pickle, sys\nclass P:\n    pass\n"
+            "print(__name__, sys.modules['__main__'].P is P,\n"
+            "      type(pickle.loads(pickle.dumps(P()))).__name__)")
+    r = run_python(prog, OPTS)
+    assert r.status == "ok" and r.stdout.split() == ["__main__", "True", "P"], r

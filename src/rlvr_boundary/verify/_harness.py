@@ -99,7 +99,15 @@ def _main() -> None:
     sys.argv = ["main.py"]
     sys.path[0] = os.getcwd()
     _guard(no_processes)
-    namespace = {"__name__": "__main__", "__file__": "main.py", "__builtins__": __builtins__}
+    # A real __main__ module, so classes defined by the program pickle and the
+    # program sees itself as the main script, as when run directly.
+    import types
+
+    main = types.ModuleType("__main__")
+    main.__file__ = "main.py"
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+    namespace = main.__dict__
     try:
         exec(compile(program, "main.py", "exec"), namespace)
         if tests is not None:
