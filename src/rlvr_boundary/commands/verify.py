@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run generated code even where no sandbox that holds is available "
                         "(bubblewrap and a cgroup are needed): it can then read and write "
                         "whatever this user can")
+    c.add_argument("--sandbox-fusion-url", metavar="URL",
+                   help="run the code on this SandboxFusion server (POST URL/run_code) "
+                        "instead of the local sandbox; its isolation then applies")
     p.set_defaults(func=run)
 
 
@@ -72,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         math=MathOptions(backend=args.backend, extract=ExtractOptions(fallbacks=methods),
                          inner_timeout=max(1, int(args.timeout) - 1)),
         sandbox=SandboxOptions(memory_mb=args.sandbox_memory_mb,
-                               unsafe_no_isolation=args.unsafe_no_isolation))
+                               unsafe_no_isolation=args.unsafe_no_isolation,
+                               fusion_url=args.sandbox_fusion_url))
     src = Path(args.rollouts)
     out = Path(args.out) if args.out else src.with_name(src.name.split(".")[0] + ".verified")
     with progress() as bar:

@@ -2,7 +2,8 @@
 
 Run inside the sandbox as ``python -I -B _harness.py MODE TOKEN_FD RESULT_FD RUN_ID``
 next to ``program.py`` (and ``tests.py`` in MODE ``assert``). It reads the run's
-random token from TOKEN_FD and closes it, compiles and runs the program, then
+random token from TOKEN_FD and closes it (on a SandboxFusion server: from a file
+``token`` it then deletes, and it reports on the last line of stderr), compiles and runs the program, then
 the tests, in one namespace (``__name__ == "__main__"``), and only when the last
 test statement has returned writes the token to RESULT_FD. The grader counts a
 pass only when it reads its token there: a program that ends the process early
@@ -84,10 +85,18 @@ def _flush() -> None:
 
 
 def _main() -> None:
-    mode, token_fd, result_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    here = os.path.dirname(os.path.abspath(__file__))
-    token = os.read(token_fd, 128)
-    os.close(token_fd)
+    mode, token_src, result_dst = sys.argv[1], sys.argv[2], sys.argv[3]
+    if token_src == "file":
+        # Remote (SandboxFusion): the files sit in the current directory; the token
+        # file is read and removed before the program starts.
+        here = os.getcwd()
+        with open(os.path.join(here, "token"), "rb") as fh:
+            token = fh.read().strip()
+        os.remove(os.path.join(here, "token"))
+    else:
+        here = os.path.dirname(os.path.abspath(__file__))
+        token = os.read(int(token_src), 128)
+        os.close(int(token_src))
     with open(os.path.join(here, "program.py"), "rb") as fh:
         program = fh.read()
     tests = None
@@ -127,7 +136,10 @@ def _main() -> None:
         _flush()
         os._exit(1)
     _flush()
-    os.write(result_fd, token)
+    if result_dst == "stderr":  # remote: the last line of stderr
+        os.write(2, b"\n" + token + b"\n")
+    else:
+        os.write(int(result_dst), token)
     os._exit(0)
 
 

@@ -153,12 +153,13 @@ def verifier_record(opts: VerifyOptions) -> dict:
                 "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
                 "float_rounding": opts.math.float_rounding,
                 "inner_timeout": opts.math.inner_timeout}
-    from rlvr_boundary.verify.sandbox import isolation_status
+    from rlvr_boundary.verify.sandbox import isolation_status, public_url
 
     sb = {**opts.sandbox.__dict__, "timeout": opts.timeout}
+    sb["fusion_url"] = public_url(sb["fusion_url"])  # never a password in a manifest
     st = isolation_status(opts.sandbox)
     return {"task": "code", "name": "sandbox (rlvr-boundary)", "isolation": st["isolation"],
-            "cgroup": st["cgroup"], "uid": st["uid"],
+            "cgroup": st["cgroup"], "uid": st["uid"], "url": st.get("url"),
             "unsafe_no_isolation": st["unsafe_no_isolation"], "limits": sb}
 
 

@@ -111,8 +111,15 @@ class SandboxOptions:
     hook, harness token). Generated code can then read and write what this user can."""
     bwrap: str | None = None
     """Path of bubblewrap; None: ``bwrap`` on PATH; "": do not use it."""
+    fusion_url: str | None = None
+    """Base URL of a SandboxFusion server to run the code on instead (its
+    isolation then applies; see :mod:`rlvr_boundary.verify.fusion`)."""
 
     def __post_init__(self) -> None:
+        if self.fusion_url is not None and not str(self.fusion_url).startswith(
+                ("http://", "https://")):
+            raise InputError(f"the SandboxFusion URL must start with http:// or https://, got "
+                             f"{self.fusion_url!r}", field="sandbox_fusion_url")
         if not self.timeout > 0:
             raise InputError(f"sandbox timeout must be > 0, got {self.timeout}", field="timeout")
         for name in ("cpu_seconds", "memory_mb", "max_file_mb", "max_output", "max_input"):
@@ -134,7 +141,7 @@ class RunResult:
     stderr: str
     seconds: float
     isolation: str
-    """'bwrap' or 'none' (explicitly unsafe)."""
+    """'bwrap', 'none' (explicitly unsafe) or 'sandbox-fusion' (a remote server)."""
     cgroup: str | None = None
     """'v2', 'v1' or None: the cgroup that limited and killed the run."""
     completed: bool = False
@@ -367,6 +374,9 @@ def isolation_status(opts: SandboxOptions | None = None) -> dict:
         to install or change when not usable).
     """
     opts = opts or SandboxOptions()
+    if opts.fusion_url:
+        return {"isolation": "sandbox-fusion", "url": public_url(opts.fusion_url), "cgroup": None,
+                "uid": None, "usable": True, "missing": [], "unsafe_no_isolation": False}
     bwrap = _bwrap_path(opts)
     key = ("bwrap", bwrap)
     with _LOCK:
@@ -389,6 +399,17 @@ def isolation_status(opts: SandboxOptions | None = None) -> dict:
     return {"isolation": "bwrap" if works else "none", "cgroup": home.version if home else None,
             "uid": uid, "usable": usable, "missing": missing,
             "unsafe_no_isolation": bool(missing) and opts.unsafe_no_isolation}
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without a ``user:password@`` part (what manifests may record)."""
+    if not url:
+        return url
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    host = (u.hostname or "") + (f":{u.port}" if u.port else "")
+    return u._replace(netloc=host).geturl()
 
 
 def _bwrap_works(bwrap: str) -> bool:
@@ -554,6 +575,10 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
         is not set.
     """
     opts = opts or SandboxOptions()
+    if opts.fusion_url:
+        from rlvr_boundary.verify.fusion import run_fusion
+
+        return run_fusion(program, opts, stdin=stdin, tests=tests)
     st = require_isolation(opts)
     _clean_once()
     home = cgroup_home()
