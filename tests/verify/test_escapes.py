@@ -132,7 +132,8 @@ CFORK = NAME + "fork = libc.fork\nsetsid = libc.setsid\n"
 def _write_targets(canary: Path) -> list[str]:
     return [str(canary / "pwned"), "/etc/pwned-etc", f"{sys.prefix}/pwned-venv",
             "/usr/lib/pwned-usr", "/pwned-root", "/tmp/pwned-tmp", "/sandbox/src/pwned-src",
-            "/proc/sys/kernel/pwned", "/dev/shm/pwned"]
+            "/proc/sys/kernel/pwned", "/dev/shm/pwned", "/proc/sys/kernel/core_pattern",
+            "/proc/sysrq-trigger", "/dev/pwned"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -467,6 +468,19 @@ if sys.argv[1] == "refuse":
         out["refused"] = False
     except SandboxUnavailable as exc:
         out["refused"] = str(exc)
+    # The explicit unsafe mode for a user who already runs many processes (RLIMIT_NPROC
+    # counts them all): 40 sleepers, then a program with 5 children of its own.
+    import subprocess
+    busy = [subprocess.Popen(["sleep", "60"]) for _ in range(40)]
+    try:
+        u = SandboxOptions(timeout=4.0, max_processes=12, unsafe_no_isolation=True,
+                           allow_processes=True)
+        r = run_python("import subprocess\nps = [subprocess.Popen(['true']) for _ in range(5)]\n"
+                       "print(sum(p.wait() == 0 for p in ps))", u)
+        out["unsafe"] = [r.status, r.stdout.strip(), r.isolation, r.cgroup]
+    finally:
+        for b in busy:
+            b.kill()
 else:
     lib = "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
     out["write"] = run_python(lib + "print(libc.open(b'" + sys.argv[2] + "', 0o101, 0o644))",
@@ -516,6 +530,7 @@ def test_as_a_normal_user_without_a_cgroup_grading_refuses(tmp_path):
     out = _run_as_nobody(tmp_path, ["refuse"], [])
     assert out["uid"] == 65534 and out["status"]["isolation"] == "bwrap"
     assert out["refused"] and "cgroup" in out["refused"] and "Delegate=yes" in out["refused"]
+    assert out["unsafe"] == ["ok", "5", "bwrap", None]
 
 
 def test_as_a_normal_user_in_a_delegated_cgroup_the_boundary_holds(tmp_path, aftermath):

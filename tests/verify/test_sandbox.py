@@ -264,3 +264,15 @@ def test_the_program_runs_as_the_main_module():
             "      type(pickle.loads(pickle.dumps(P()))).__name__)")
     r = run_python(prog, OPTS)
     assert r.status == "ok" and r.stdout.split() == ["__main__", "True", "P"], r
+
+
+def test_the_work_directory_is_bounded_and_not_host_disk():
+    prog = ("import os\nn = 0\ntry:\n    for i in range(100):\n"
+            "        open(f'f{i}', 'wb').write(b'x' * (1 << 20))\n        n += 1\n"
+            "except OSError as e:\n    print('stopped', n, e.errno)\n"
+            "print(os.getcwd(), os.stat('.').st_uid)")
+    r = run_python(prog, SandboxOptions(timeout=5.0, work_mb=8))
+    assert r.status == "ok", r
+    first, second = r.stdout.splitlines()
+    assert first.split()[0] == "stopped" and int(first.split()[1]) <= 8 and first.split()[2] == "28"
+    assert second == "/sandbox/work 65534"

@@ -97,6 +97,9 @@ class SandboxOptions:
     address space of each process (RLIMIT_AS)."""
     max_file_mb: int = 16
     """RLIMIT_FSIZE: largest file the code may write."""
+    work_mb: int = 64
+    """Size of the work directory: with bubblewrap a tmpfs of this size (its pages
+    count against the run's memory too), so a program cannot fill the host's disk."""
     max_processes: int = 32
     """Processes and threads of the whole run (cgroup ``pids.max``)."""
     max_output: int = 64 * 1024
@@ -122,7 +125,8 @@ class SandboxOptions:
                              f"{self.fusion_url!r}", field="sandbox_fusion_url")
         if not self.timeout > 0:
             raise InputError(f"sandbox timeout must be > 0, got {self.timeout}", field="timeout")
-        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "max_output", "max_input"):
+        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "work_mb", "max_output",
+                     "max_input"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"sandbox {name} must be >= 1", field=name)
         if not 2 <= self.max_processes <= 4096:
@@ -602,9 +606,8 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
     try:
         src, work = run_dir / "src", run_dir / "work"
         src.mkdir(mode=0o755)
-        work.mkdir(mode=0o700)
-        if drop:
-            os.chown(work, NOBODY, NOBODY)
+        if not use_bwrap:  # with bubblewrap the work directory is a tmpfs in the sandbox
+            work.mkdir(mode=0o700)
         shutil.copyfile(_HERE / "_harness.py", src / "harness.py")
         (src / "program.py").write_bytes(program)
         if tests is not None:
@@ -626,7 +629,7 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
         expose: list[list[str]] = []
         if use_bwrap:
             env.update(HOME=SANDBOX_WORK, TMPDIR=SANDBOX_WORK)
-            argv = _bwrap_argv(_bwrap_path(opts), run_dir, drop, expose)
+            argv = _bwrap_argv(_bwrap_path(opts), run_dir, drop, expose, opts.work_mb)
             argv += [sys.executable, "-I", "-B", f"{SANDBOX_SRC}/harness.py", mode, str(tok_r),
                      str(res_w), run_id]
             cwd = "/"
@@ -641,8 +644,10 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
                    "RLIMIT_FSIZE": [opts.max_file_mb * mb, opts.max_file_mb * mb],
                    "RLIMIT_NOFILE": [256, 256], "RLIMIT_CORE": [0, 0]}
         if cg is None:
-            # Without a pids cgroup, RLIMIT_NPROC is the only cap (and does not bind root).
-            rlimits["RLIMIT_NPROC"] = [opts.max_processes, opts.max_processes]
+            # Without a pids cgroup, RLIMIT_NPROC is the only cap. It counts every process
+            # of the user (and does not bind root): allow what the user already runs.
+            n = _processes_of(NOBODY if drop else os.getuid()) + opts.max_processes
+            rlimits["RLIMIT_NPROC"] = [n, n]
         cfg = {"cgroup_procs": cg.procs_files if cg else [], "expose": expose,
                "rlimits": rlimits, "drop_to": NOBODY if drop else None,
                "parent": os.getpid(), "argv": argv, "env": env}
@@ -712,7 +717,23 @@ def _can_traverse(path: str, uid: int, gid: int) -> bool:
     return True
 
 
-def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]]) -> list[str]:
+def _processes_of(uid: int) -> int:
+    """Processes (and threads) whose real uid is ``uid`` right now (Linux /proc)."""
+    n = 0
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            st = p.stat()
+            if st.st_uid == uid:
+                n += len(os.listdir(p / "task"))
+        except OSError:
+            pass
+    return n
+
+
+def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
+                work_mb: int) -> list[str]:
     """The bubblewrap command line of one run (``expose`` gets the launcher's binds)."""
     argv = [bwrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net",
             "--unshare-uts", "--unshare-cgroup-try", "--uid", str(NOBODY), "--gid", str(NOBODY),
@@ -747,7 +768,8 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]]) 
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
              "--tmpfs", "/tmp", "--remount-ro", "/tmp",
              "--ro-bind", str(run_dir / "src"), SANDBOX_SRC,
-             "--bind", str(run_dir / "work"), SANDBOX_WORK,
+             # The work directory is a tmpfs of bounded size, not host disk.
+             "--size", str(work_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", SANDBOX_WORK,
              "--remount-ro", "/", "--chdir", SANDBOX_WORK]
     return argv
 
