@@ -445,9 +445,11 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
     assert not (tmp_path / "out").exists()
     if cgroup_home() is None:
         return
-    r = subprocess.run(cmd + ["--unsafe-no-isolation"], env=env, capture_output=True, text=True,
-                       timeout=120)
+    res = tmp_path / "result.json"
+    r = subprocess.run(cmd + ["--unsafe-no-isolation", "--json", str(res)], env=env,
+                       capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+    assert json.loads(res.read_text())["isolation"]["isolation"] == "none"
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["verifier"]["isolation"] == "none"
     assert manifest["verifier"]["unsafe_no_isolation"] is True

@@ -244,6 +244,9 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
         n_correct += sum(t.column("correct").to_pylist())
     summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
                "verifier": verifier["name"], "seconds": round(time.monotonic() - t_start, 3)}
+    if opts.task == "code":  # what protected the runs, also in the result file
+        summary["isolation"] = {k: verifier[k] for k in ("isolation", "cgroup", "uid", "url",
+                                                         "unsafe_no_isolation")}
     writer.finish(summary)
     if single:
         _assemble(shard_dir, out, {**writer.manifest, "verify_summary": summary})

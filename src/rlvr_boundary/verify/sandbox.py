@@ -489,6 +489,12 @@ def clean_stale() -> list[str]:
     home = cgroup_home()
     if home is not None:
         for base in home.bases.values():
+            for d in base.glob("rlvr-boundary-grader-*"):  # v2 leaves of finished graders
+                if d.name != f"rlvr-boundary-grader-{os.getpid()}":
+                    try:
+                        d.rmdir()  # only ever succeeds on an empty group
+                    except OSError:
+                        pass
             for d in base.glob(f"{CGROUP_PREFIX}*"):
                 rid = d.name[len(CGROUP_PREFIX):]
                 # Only names this code makes: never touch groups of other tools or versions.
