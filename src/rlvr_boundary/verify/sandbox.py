@@ -434,8 +434,7 @@ def require_isolation(opts: SandboxOptions) -> dict:
             "code grading needs a sandbox that holds and this machine lacks "
             + " and ".join(st["missing"])
             + ". Install what is missing, or pass --unsafe-no-isolation to run generated code "
-              "without a boundary (it can then read and write whatever this user can).",
-            field="isolation")
+              "without a boundary (it can then read and write whatever this user can).")
     return st
 
 
