@@ -243,8 +243,8 @@ def test_stale_cleanup_removes_dead_runs_only_and_never_foreign_groups():
     try:
         for g in foreign + dead_groups:
             g.mkdir()
-        cleaned = clean_stale()
-        assert dead.name[4:] in cleaned and not dead.exists()
+        clean_stale()  # (another test process may have cleaned the dead run first)
+        assert not dead.exists()
         assert not any(g.exists() for g in dead_groups)
         assert live.is_dir() and all(g.is_dir() for g in foreign)
     finally:
