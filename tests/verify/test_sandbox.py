@@ -1,8 +1,9 @@
-"""The code sandbox holds against hostile programs. Each attack has its own test.
+"""The code sandbox: functional behaviour and the simpler hostile programs.
 
-Every attack is tried twice where it matters: through plain Python (stopped by
-the audit hook) and around it (a shell command or ctypes, stopped by namespaces
-or rlimits), so each layer is shown to hold on its own.
+The escape classes of an adversarial run (writes outside the work directory
+around the audit hook, processes, cgroup files, /proc, outliving the deadline,
+orphans, summed memory, forged passes) have their own attacker tests in
+``test_escapes.py``; these tests run wherever a sandbox that holds exists.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from pathlib import Path
 import pytest
 
 from rlvr_boundary.verify.code import grade_code
-from rlvr_boundary.verify.sandbox import SandboxOptions, namespace_prefix, run_python
+from rlvr_boundary.verify.sandbox import SandboxOptions, isolation_status, run_python
 
 OPTS = SandboxOptions(timeout=3.0, cpu_seconds=10)
 ALLOW = SandboxOptions(timeout=3.0, cpu_seconds=10, allow_processes=True)
-NS = namespace_prefix() is not None
+NS = isolation_status(OPTS)["usable"]
+pytestmark = pytest.mark.skipif(not NS, reason="no sandbox that holds here: "
+                                "test_escapes.py checks that grading refuses")
 
 
 def test_good_program_passes_and_failing_tests_fail():
@@ -36,7 +39,7 @@ def test_infinite_loop_is_killed_at_the_deadline():
     assert r.status == "timeout" and time.monotonic() - t0 < OPTS.timeout + 1.5
 
 
-BOMB = ("import os, time\nn = 0\nfor _ in range(5000):\n    try:\n        pid = os.fork()\n"
+BOMB = ("import os, time\nn = 0\nfor _ in range(500):\n    try:\n        pid = os.fork()\n"
         "    except OSError:\n        continue\n    if pid == 0:\n        time.sleep(60)\n"
         "        os._exit(0)\n    n += 1\nprint('forked', n, flush=True)\nwhile True:\n    pass")
 
@@ -51,10 +54,6 @@ def test_fork_bomb_is_refused_by_default():
 
 
 def test_fork_bomb_is_capped_and_killed_when_processes_are_allowed():
-    from rlvr_boundary.verify.sandbox import pids_cgroup_base
-
-    if os.geteuid() == 0 and pids_cgroup_base() is None:
-        pytest.skip("running as root without a pids cgroup: RLIMIT_NPROC does not apply to root")
     opts = SandboxOptions(timeout=3.0, cpu_seconds=10, allow_processes=True, max_processes=16)
     t0 = time.monotonic()
     r = run_python(BOMB, opts)
@@ -79,6 +78,10 @@ def _cmdline(p: Path) -> bytes:
 def test_memory_hog_fails_inside_its_limit():
     r = run_python("x = bytearray(8 * 1024 ** 3)\nprint('allocated')", OPTS)
     assert r.status == "memory" and "allocated" not in r.stdout
+    # Touched pages, below the per-process address space but above the run's cgroup limit.
+    r = run_python("x = bytearray(200 * 1024 ** 2)\nprint('allocated')",
+                   SandboxOptions(timeout=5.0, memory_mb=120))
+    assert r.status == "memory" and "allocated" not in r.stdout
 
 
 @pytest.mark.parametrize("how", ["python", "shell"])
@@ -86,10 +89,6 @@ def test_writing_outside_the_work_directory_fails(tmp_path, how):
     target = tmp_path / f"pwned-{how}"
     prog = (f"open({str(target)!r}, 'w').write('x')" if how == "python"
             else f"import os\nos.system('echo x > {target}')")
-    if how == "shell" and namespace_prefix() is not None and namespace_prefix()[1] != "bwrap":
-        pytest.skip("only bubblewrap makes the file system read-only below the audit hook")
-    if how == "shell" and not NS:
-        pytest.skip("no namespaces on this machine: only the audit hook guards files")
     run_python(prog, ALLOW)  # processes allowed: the shell goes below the audit hook
     assert not target.exists()
 
@@ -105,8 +104,6 @@ def test_network_connections_fail(how):
         prog = ("import socket\ns = socket.socket()\ns.settimeout(2)\n"
                 "s.connect(('1.1.1.1', 53))\nprint('CONNECTED')")
     else:
-        if not NS:
-            pytest.skip("no network namespace on this machine")
         # Around the audit hook: raw connect(2) through libc.
         prog = ("import ctypes, socket, struct\nlibc = ctypes.CDLL(None)\n"
                 "fd = libc.socket(2, 1, 0)\n"
@@ -131,8 +128,6 @@ def test_killing_its_parent_fails():
     p = ctx.Process(target=_decoy, args=(q,))
     p.start()
     p.join(30)
-    if not NS:
-        pytest.skip("no PID namespace: a shell can signal the parent (audit hook covers os.kill)")
     assert p.exitcode == 0, "the sandboxed program killed its parent"
     assert q.get(timeout=1) in ("ok", "failed")
 
@@ -153,8 +148,7 @@ def test_output_is_capped():
 
 def test_isolation_level_is_reported():
     r = run_python("print(1)", OPTS)
-    assert r.isolation in ("bwrap", "unshare", "rlimits")
-    assert run_python("print(1)", SandboxOptions(isolation="rlimits")).isolation == "rlimits"
+    assert r.isolation == "bwrap" and r.cgroup in ("v1", "v2") and r.completed
 
 
 def test_a_program_that_never_reads_a_large_stdin_does_not_block_us():
@@ -227,3 +221,58 @@ def test_starting_processes_is_refused_by_default():
     r = run_python("import subprocess\nsubprocess.run(['true'])", OPTS)
     assert r.status == "failed" and "starting processes is disabled" in r.stderr
     assert run_python("import subprocess\nsubprocess.run(['true'], check=True)", ALLOW).status == "ok"
+
+
+def test_stale_cleanup_removes_dead_runs_only_and_never_foreign_groups():
+    import fcntl
+
+    from rlvr_boundary.verify.sandbox import (CGROUP_PREFIX, _ensure_root, cgroup_home,
+                                              clean_stale)
+
+    root = _ensure_root()
+    home = cgroup_home()
+    dead = root / "run-999999999-0123456789ab"   # its grader is gone: nothing holds the lock
+    live = root / f"run-{os.getpid()}-ba9876543210"
+    foreign = [b / f"{CGROUP_PREFIX}other-tool" for b in home.bases.values()]
+    for d in (dead, live):
+        (d / "work").mkdir(parents=True)
+        (d / "lock").touch()
+    fd = os.open(live / "lock", os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    dead_groups = [b / f"{CGROUP_PREFIX}{dead.name[4:]}" for b in home.bases.values()]
+    try:
+        for g in foreign + dead_groups:
+            g.mkdir()
+        clean_stale()  # (another test process may have cleaned the dead run first)
+        assert not dead.exists()
+        assert not any(g.exists() for g in dead_groups)
+        assert live.is_dir() and all(g.is_dir() for g in foreign)
+    finally:
+        os.close(fd)
+        for g in foreign + dead_groups:
+            if g.exists():
+                g.rmdir()
+        import shutil
+
+        shutil.rmtree(live, ignore_errors=True)
+        shutil.rmtree(dead, ignore_errors=True)
+
+
+def test_the_program_runs_as_the_main_module():
+    prog = ("import pickle, sys\nclass P:\n    pass\n"
+            "print(__name__, sys.modules['__main__'].P is P,\n"
+            "      type(pickle.loads(pickle.dumps(P()))).__name__)")
+    r = run_python(prog, OPTS)
+    assert r.status == "ok" and r.stdout.split() == ["__main__", "True", "P"], r
+
+
+def test_the_work_directory_is_bounded_and_not_host_disk():
+    prog = ("import os\nn = 0\ntry:\n    for i in range(100):\n"
+            "        open(f'f{i}', 'wb').write(b'x' * (1 << 20))\n        n += 1\n"
+            "except OSError as e:\n    print('stopped', n, e.errno)\n"
+            "print(os.getcwd(), os.stat('.').st_uid)")
+    r = run_python(prog, SandboxOptions(timeout=5.0, work_mb=8))
+    assert r.status == "ok", r
+    first, second = r.stdout.splitlines()
+    assert first.split()[0] == "stopped" and int(first.split()[1]) <= 8 and first.split()[2] == "28"
+    assert second == "/sandbox/work 65534"

@@ -39,9 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="extra address space per math worker, MB (2048)")
     c = p.add_argument_group("code")
     c.add_argument("--sandbox-memory-mb", type=int, default=1024,
-                   help="address space per sandboxed process, MB (1024)")
-    c.add_argument("--isolation", choices=["auto", "namespaces", "rlimits"], default="auto",
-                   help="auto: bubblewrap or unshare when available, else rlimits only")
+                   help="memory of one sandboxed run, all its processes together, MB (1024)")
+    c.add_argument("--unsafe-no-isolation", action="store_true",
+                   help="run generated code even where no sandbox that holds is available "
+                        "(bubblewrap and a cgroup are needed): it can then read and write "
+                        "whatever this user can")
+    c.add_argument("--sandbox-fusion-url", metavar="URL",
+                   help="run the code on this SandboxFusion server (POST URL/run_code) "
+                        "instead of the local sandbox; its isolation then applies")
     p.set_defaults(func=run)
 
 
@@ -69,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         text_field=args.text_field, gold_id=args.gold_id, gold_field=args.gold_field,
         math=MathOptions(backend=args.backend, extract=ExtractOptions(fallbacks=methods),
                          inner_timeout=max(1, int(args.timeout) - 1)),
-        sandbox=SandboxOptions(memory_mb=args.sandbox_memory_mb, isolation=args.isolation))
+        sandbox=SandboxOptions(memory_mb=args.sandbox_memory_mb,
+                               unsafe_no_isolation=args.unsafe_no_isolation,
+                               fusion_url=args.sandbox_fusion_url))
     src = Path(args.rollouts)
     out = Path(args.out) if args.out else src.with_name(src.name.split(".")[0] + ".verified")
     with progress() as bar:

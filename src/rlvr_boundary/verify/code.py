@@ -22,9 +22,14 @@ LiveCodeBench and evalplus (the answer is the last code block), written anew.
   token by token (whitespace-separated; the usual judge rule). Runs stop at the
   first failing case.
 
-A completion is correct when every run exits 0 (and, for stdio, prints the
-expected output). Status: ``timeout`` when a run hit its wall-clock deadline,
-``no_answer`` for an empty program, else ``ok`` (a crash, a failing assert or a
+A completion is correct when every run passes: for ``assert`` tests the
+sandbox harness must report that the last test statement returned (an exit
+status of 0 alone is not a pass: a program that calls ``sys.exit(0)`` or
+``os._exit(0)`` before the tests fail is incorrect); for ``stdio`` the program
+must end normally (a ``SystemExit(0)`` included) and its output, compared here
+outside the sandbox, must match. Status: ``timeout`` when a run hit its
+wall-clock deadline, ``no_answer`` for an empty program, ``error`` when the
+sandbox itself could not start, else ``ok`` (a crash, a failing assert or a
 memory-starved run is a graded, incorrect answer).
 """
 
@@ -153,11 +158,11 @@ def grade_code(completion: str, spec: dict | str, opts: SandboxOptions | None = 
     if not program.strip():
         return _out(False, "no_answer", "no program in the completion", None)
     if spec["kind"] == "assert":
-        res = run_python(program + "\n\n" + spec["code"] + "\n", opts)
-        return _from_run(res, res.status == "ok")
+        res = run_python(program, opts, tests=spec["code"])
+        return _from_run(res, res.status == "ok" and res.completed)
     for k, (stdin, want) in enumerate(spec["cases"]):
         res = run_python(program, opts, stdin=stdin)
-        passed = res.status == "ok" and _same_output(res.stdout, want)
+        passed = res.status == "ok" and res.completed and _same_output(res.stdout, want)
         if not passed:
             detail = None if res.status != "ok" else f"case {k}: wrong output"
             return _from_run(res, False, detail)
@@ -165,7 +170,7 @@ def grade_code(completion: str, spec: dict | str, opts: SandboxOptions | None = 
 
 
 def _from_run(res, correct: bool, detail: str | None = None) -> dict:
-    status = "timeout" if res.status == "timeout" else "ok"
+    status = {"timeout": "timeout", "error": "error"}.get(res.status, "ok")
     if detail is None:
         detail = "ok" if correct else f"{res.status}: {res.stderr[-500:]}"
     return _out(correct, status, detail, res.isolation)

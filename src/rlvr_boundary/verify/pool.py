@@ -22,6 +22,13 @@ Design decisions, because the items are untrusted model output:
   holds after start-up plus ``memory_mb``, so ``9^{9^{9^9}}`` expanding into a
   huge integer ends in a ``MemoryError`` (status ``error``) instead of the
   machine swapping.
+- **Workers die with the grader.** An idle worker sees the end of its pipe and
+  returns. A busy one (deep in sympy) is ended by a watchdog thread that looks
+  at the same pipe every 0.2 s while an item runs: the parent never writes
+  while it waits for a result, so a readable pipe then means its end was
+  closed, that is, ``verify`` died (SIGKILL included). A parent-death signal
+  would not do: the workers' parent is the forkserver, which stays alive as
+  long as its children hold the descriptor it watches.
 - **Per-item seconds.** Each result gets ``seconds``: the wall time from hand-off
   to verdict, measured by the parent (so a timeout reads ``timeout``).
 """
@@ -71,7 +78,30 @@ def _limit_memory(memory_mb: int | None) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _watchdog(conn, state: dict) -> None:
+    """Exit the worker when the grader's end of the pipe closes during an item."""
+    import os
+
+    while True:
+        time.sleep(0.2)
+        item = state["item"]  # a number while an item runs, else None
+        if item is None:
+            continue
+        try:
+            gone = conn.poll(0)  # nothing is sent to a busy worker: readable = EOF
+        except (OSError, EOFError, ValueError):
+            gone = True
+        # Still the same item: the result was not sent, so no new item can be pending.
+        if gone and state["item"] == item:
+            os._exit(0)
+
+
 def _worker(conn, fn, memory_mb) -> None:
+    import threading
+
+    state: dict = {"item": None}
+    threading.Thread(target=_watchdog, args=(conn, state), daemon=True).start()
+    n = 0
     _limit_memory(memory_mb)
     while True:
         try:
@@ -80,6 +110,8 @@ def _worker(conn, fn, memory_mb) -> None:
             return
         if not msg:
             return  # the empty message means "stop"
+        n += 1
+        state["item"] = n
         idx, args = json.loads(msg)
         try:
             res = fn(*args)
@@ -88,6 +120,7 @@ def _worker(conn, fn, memory_mb) -> None:
             out = json.dumps([idx, _error("MemoryError: the worker's memory limit was reached")])
         except Exception as exc:  # noqa: BLE001 - report, never die on one item
             out = json.dumps([idx, _error(f"{type(exc).__name__}: {exc}")])
+        state["item"] = None
         conn.send_bytes(out.encode("ascii"))
 
 

@@ -110,17 +110,22 @@ def read_gold(path: Path, opts: VerifyOptions) -> dict:
 
     if not path.exists():
         raise InputError("file not found", path=path)
-    if is_jsonl(path):
-        for line, rec in iter_json_lines(path):
-            take(rec, line)
-    else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-        dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
-        for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
-            take(rec, i)
+    if path.is_dir():
+        raise InputError("is a directory; expected a gold file (JSONL or CSV/TSV)", path=path)
+    try:
+        if is_jsonl(path):
+            for line, rec in iter_json_lines(path):
+                take(rec, line)
+        else:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+            dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
+            for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+                take(rec, i)
+    except OSError as exc:
+        raise InputError(f"cannot read the gold file ({exc.strerror or exc})", path=path) from None
     if not out:
         raise InputError("gold file has no records", path=path)
     return out
@@ -148,12 +153,14 @@ def verifier_record(opts: VerifyOptions) -> dict:
                 "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
                 "float_rounding": opts.math.float_rounding,
                 "inner_timeout": opts.math.inner_timeout}
-    from rlvr_boundary.verify.sandbox import namespace_prefix
+    from rlvr_boundary.verify.sandbox import isolation_status, public_url
 
-    ns = namespace_prefix() if opts.sandbox.isolation != "rlimits" else None
     sb = {**opts.sandbox.__dict__, "timeout": opts.timeout}
-    return {"task": "code", "name": "sandbox (rlvr-boundary)",
-            "isolation": ns[1] if ns else "rlimits", "limits": sb}
+    sb["fusion_url"] = public_url(sb["fusion_url"])  # never a password in a manifest
+    st = isolation_status(opts.sandbox)
+    return {"task": "code", "name": "sandbox (rlvr-boundary)", "isolation": st["isolation"],
+            "cgroup": st["cgroup"], "uid": st["uid"], "url": st.get("url"),
+            "unsafe_no_isolation": st["unsafe_no_isolation"], "limits": sb}
 
 
 def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
@@ -200,21 +207,73 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
     if single and out.name.endswith(".jsonl.gz"):
         raise InputError("write JSONL uncompressed or Parquet", path=out)
-    if single and out.resolve() == src.resolve():
-        raise InputError("the output would overwrite the input", path=out)
     shard_dir = out.with_name(out.name + ".parts") if single else out
+    _refuse_overwrite(src, gold_path, out, shard_dir)
+    if opts.task == "code":
+        from rlvr_boundary.verify.sandbox import require_isolation
+
+        require_isolation(opts.sandbox)  # refuse before any output exists
     verifier = verifier_record(opts)
     manifest = {"verifier": verifier, "text_field": text_field,
                 "input_sha256": sha256_of(src), "gold_sha256": sha256_of(gold_path),
                 "batch_rows": opts.batch_rows}
     # Shards are keyed by batch number: resuming is only sound with the same input,
     # the same batching and the same verifier.
+    existed = shard_dir.exists()
+    _forget_empty_attempt(shard_dir)
     writer = ShardedWriter(shard_dir, manifest, must_match=("verifier", "text_field",
                                                             "input_sha256", "gold_sha256",
                                                             "batch_rows"))
     done = writer.done()
     if total is not None:
         total(count_rows(src))
+    try:
+        _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progress)
+    except BaseException:
+        # Failed before grading anything (bad input, interrupt): leave nothing that
+        # would make the rerun with a fixed input look like an incompatible resume.
+        if not writer.done():
+            _forget_empty_attempt(shard_dir)
+            if not existed:
+                shutil.rmtree(shard_dir, ignore_errors=True)
+        raise
+    statuses: Counter = Counter()
+    n_correct = 0
+    for t in iter_rollout_batches(shard_dir, ["verify_status", "correct"]):
+        statuses.update(t.column("verify_status").to_pylist())
+        n_correct += sum(t.column("correct").to_pylist())
+    summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
+               "verifier": verifier["name"], "seconds": round(time.monotonic() - t_start, 3)}
+    if opts.task == "code":  # what protected the runs, also in the result file
+        summary["isolation"] = {k: verifier[k] for k in ("isolation", "cgroup", "uid", "url",
+                                                         "unsafe_no_isolation")}
+    writer.finish(summary)
+    if single:
+        _assemble(shard_dir, out, {**writer.manifest, "verify_summary": summary})
+    return summary
+
+
+def _refuse_overwrite(src: Path, gold_path: Path, out: Path, shard_dir: Path) -> None:
+    """An output that is, or would write into, the input or the gold file is refused."""
+    inputs = [src.resolve(), gold_path.resolve()]
+    for p in (out, shard_dir):
+        r = p.resolve()
+        for i in inputs:
+            if r == i or (i.is_dir() and i in r.parents):
+                raise InputError(f"the output would overwrite the input {i}; choose another --out",
+                                 path=p)
+
+
+def _forget_empty_attempt(shard_dir: Path) -> None:
+    """Drop the manifest of an output with no graded shard (nothing to resume)."""
+    if shard_dir.is_dir() and not any(shard_dir.glob("part-*.parquet")) and \
+            not (shard_dir / "_COMPLETE").exists():
+        (shard_dir / "manifest.json").unlink(missing_ok=True)
+
+
+def _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progress) -> None:
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
     with _Grader(opts) as grader:
         for b, batch in enumerate(iter_rollout_batches(src, None, batch_rows=opts.batch_rows,
                                                        required=KEY_COLUMNS)):
@@ -232,17 +291,6 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
             prompts = batch.column("prompt").to_pylist() if "prompt" in batch.column_names else None
             results = grader.grade(texts, [gold[p] for p in ids], progress)
             writer.write(key, _with_results(batch, results, texts, prompts, opts))
-    statuses: Counter = Counter()
-    n_correct = 0
-    for t in iter_rollout_batches(shard_dir, ["verify_status", "correct"]):
-        statuses.update(t.column("verify_status").to_pylist())
-        n_correct += sum(t.column("correct").to_pylist())
-    summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
-               "verifier": verifier["name"], "seconds": round(time.monotonic() - t_start, 3)}
-    writer.finish(summary)
-    if single:
-        _assemble(shard_dir, out, {**writer.manifest, "verify_summary": summary})
-    return summary
 
 
 def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:

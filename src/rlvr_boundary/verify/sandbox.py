@@ -1,52 +1,87 @@
-"""Run untrusted generated code against its tests, contained.
+"""Run untrusted generated code against its tests, behind a boundary.
 
-Every run gets:
+The boundary holds by construction, not by checks inside the program's own
+process (which the program can undo). Every run gets:
 
-- a fresh, empty temporary working directory (removed afterwards);
-- a minimal environment: nothing of the parent's (no API keys, no tokens), only
-  ``PATH``, ``LANG`` and ``HOME`` pointing at the work directory;
-- resource limits set in the child before ``exec``: CPU seconds
-  (``RLIMIT_CPU``), address space (``RLIMIT_AS``), file size (``RLIMIT_FSIZE``),
-  open files (``RLIMIT_NOFILE``) and processes (``RLIMIT_NPROC``);
-- a pids cgroup with ``pids.max`` when we may create one, because the kernel
-  never enforces ``RLIMIT_NPROC`` for uid 0: run as root (containers, CI), a
-  fork bomb would otherwise spawn thousands of processes until the deadline;
-- its own session and process group, killed as a whole (``SIGKILL``) at the
-  wall-clock deadline, whatever the code is doing;
-- stdout and stderr captured through pipes and cut at ``max_output`` bytes;
-- namespaces when the machine allows them (probed once): with bubblewrap
-  (``bwrap``) a read-only root, a private ``/tmp``, no network, its own PID
-  namespace, and the work directory as the only writable place; else
-  util-linux ``unshare`` with its own user, network, PID and IPC namespaces (no
-  network interface but a down loopback, no view of or signal to any process
-  outside, every process dies with the namespace's init);
-- in every case an audit hook in the program's own interpreter refusing writes
-  outside the work directory, sockets, signals to other processes and, unless
-  ``allow_processes``, starting processes (a second layer: ctypes can get
-  around it; rlimits, the cgroup and namespaces are the first);
-- stdin fed through the same ``select`` loop as the output pipes, so a program
-  that never reads its input cannot block us past the deadline.
+- **an unprivileged user**: uid/gid 65534 inside its own user namespace, with no
+  capabilities, ``no_new_privs``, and no right to create further user
+  namespaces. Run as root (CI, containers), the launcher first drops the host
+  uid to 65534 too, so the program is nobody on the host as well; run as a
+  normal user (a laptop), 65534 maps to that user, who owns nothing the
+  sandbox can reach writable except its work directory;
+- **its own mount, PID, network, IPC, UTS and cgroup namespaces** (bubblewrap,
+  ``bwrap``): a root file system made of read-only binds of the system
+  directories and of this interpreter's directories only (no ``/home``,
+  ``/root``, ``/tmp`` or ``/run`` of the host), a read-only empty ``/tmp``, a
+  private ``/proc`` of its own PID namespace (the host's ``/proc`` is not
+  underneath it, and without capabilities it cannot be unmounted anyway), no
+  ``/sys``, a minimal ``/dev``, no network interface but a down loopback, and an
+  empty work directory (``/sandbox/work``) as the only writable place;
+- **one cgroup for the whole run** (cgroup v2, or the v1 ``pids`` and
+  ``memory`` hierarchies), created and limited by the grader before the program
+  starts: ``pids.max`` (processes) and the memory limit (all processes together,
+  swap included) are written from outside; the cgroup files are neither mounted
+  in the sandbox nor owned by the program's user;
+- **the deadline kills the cgroup**: ``cgroup.kill`` (v2), or ``pids.max = 0``
+  then SIGKILL to every member until it is empty (v1; no member can fork in
+  between), so a descendant that left the process group or the session dies
+  too; when the PID namespace's first process dies the kernel kills the rest;
+- **death with the grader**: the launcher sets a parent-death signal
+  (SIGKILL) and bubblewrap's ``--die-with-parent`` passes it on, so when
+  ``verify`` is killed the program goes with it; the work directory and cgroup
+  of a killed run are removed by the next run (a run directory is in use
+  exactly while its lock file is locked by the grader that made it);
+- rlimits as a second layer (CPU seconds, address space per process, file size,
+  open files, no core dumps), a clean environment (nothing of the parent's),
+  ``python -I``, stdout/stderr cut at ``max_output`` and stdin fed without
+  blocking (a program that never reads it cannot stall the grader);
+- **a pass is reported by the harness**, not inferred from the exit status:
+  the grader hands a per-run random token to the harness
+  (:mod:`rlvr_boundary.verify._harness`), which writes it back on a separate
+  pipe only after the last test statement returned. A program that calls
+  ``os._exit(0)`` or ``sys.exit(0)`` before its tests fail is graded failed.
 
-The isolation level ("bwrap", "unshare" or "rlimits") is returned with every
-result so a run can say what protected it.
+Where bubblewrap or a usable cgroup is missing, :func:`run_python` refuses
+(:class:`SandboxUnavailable`, saying what to install or how to run) unless the
+caller asks for ``unsafe_no_isolation``: then the program runs with rlimits,
+the cgroup when there is one, the harness token and the audit hook only, and
+every result says ``isolation = "none"``.
 
-The code runs with ``python -I`` (isolated mode: no user site, no ``PYTHON*``
-variables). Nothing here imports or ``exec``s model output in our process.
+Nothing here imports or ``exec``'s model output in our process.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import json
 import os
-import resource
+import re
+import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from rlvr_boundary.errors import InputError
+
+NOBODY = 65534
+SANDBOX_SRC = "/sandbox/src"
+SANDBOX_WORK = "/sandbox/work"
+CGROUP_PREFIX = "rlvr-sbx-"
+_RUN_ID = re.compile(r"^[0-9]+-[0-9a-f]{12}$")  # "<grader pid>-<random>", see _run
+_HERE = Path(__file__).resolve().parent
+_SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+
+
+class SandboxUnavailable(InputError):
+    """No isolation that holds is available here (the message says what to install)."""
 
 
 @dataclass
@@ -54,24 +89,48 @@ class SandboxOptions:
     """Limits of one sandboxed run."""
 
     timeout: float = 10.0
-    """Wall-clock seconds before the whole process group is killed."""
+    """Wall-clock seconds before the whole run (its cgroup) is killed."""
     cpu_seconds: int = 10
-    """RLIMIT_CPU (the kernel sends SIGXCPU then SIGKILL)."""
+    """RLIMIT_CPU per process (the kernel sends SIGXCPU then SIGKILL)."""
     memory_mb: int = 1024
-    """RLIMIT_AS, address space per process."""
+    """Memory of the whole run (cgroup, all processes together, no swap) and
+    address space of each process (RLIMIT_AS)."""
     max_file_mb: int = 16
     """RLIMIT_FSIZE: largest file the code may write."""
+    work_mb: int = 64
+    """Size of the work directory: with bubblewrap a tmpfs of this size (its pages
+    count against the run's memory too), so a program cannot fill the host's disk."""
     max_processes: int = 32
-    """RLIMIT_NPROC (effective inside a user namespace or for non-root users)."""
+    """Processes and threads of the whole run (cgroup ``pids.max``)."""
     max_output: int = 64 * 1024
     """Bytes of stdout and of stderr kept."""
     max_input: int = 1 << 22
     """Bytes of stdin fed to the program at most."""
-    isolation: str = "auto"
-    """'auto' (namespaces when available), 'namespaces', or 'rlimits'."""
     allow_processes: bool = False
-    """Let the program start processes (fork, subprocess, os.system). Off by
-    default: the audit hook refuses them; the process limit below holds either way."""
+    """Let the program start processes (fork, subprocess). Off by default: the
+    audit hook refuses them with a clear message. The cgroup caps them either way."""
+    unsafe_no_isolation: bool = False
+    """Run without bubblewrap when it is missing (rlimits, cgroup if any, audit
+    hook, harness token). Generated code can then read and write what this user can."""
+    bwrap: str | None = None
+    """Path of bubblewrap; None: ``bwrap`` on PATH; "": do not use it."""
+    fusion_url: str | None = None
+    """Base URL of a SandboxFusion server to run the code on instead (its
+    isolation then applies; see :mod:`rlvr_boundary.verify.fusion`)."""
+
+    def __post_init__(self) -> None:
+        if self.fusion_url is not None and not str(self.fusion_url).startswith(
+                ("http://", "https://")):
+            raise InputError(f"the SandboxFusion URL must start with http:// or https://, got "
+                             f"{self.fusion_url!r}", field="sandbox_fusion_url")
+        if not self.timeout > 0:
+            raise InputError(f"sandbox timeout must be > 0, got {self.timeout}", field="timeout")
+        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "work_mb", "max_output",
+                     "max_input"):
+            if int(getattr(self, name)) < 1:
+                raise InputError(f"sandbox {name} must be >= 1", field=name)
+        if not 2 <= self.max_processes <= 4096:
+            raise InputError("sandbox max_processes must be in [2, 4096]", field="max_processes")
 
 
 @dataclass
@@ -79,240 +138,650 @@ class RunResult:
     """Outcome of one sandboxed run."""
 
     status: str
-    """'ok' (exit 0), 'failed' (non-zero exit), 'timeout', 'memory', or 'error'."""
+    """'ok' (the harness reported the end of the tests and the exit status is 0),
+    'failed', 'timeout', 'memory', or 'error' (the sandbox could not start)."""
     returncode: int | None
     stdout: str
     stderr: str
     seconds: float
     isolation: str
-    pids_cgroup: bool = False
-    """True when a pids cgroup capped the number of processes (see :func:`pids_cgroup_base`)."""
+    """'bwrap', 'none' (explicitly unsafe) or 'sandbox-fusion' (a remote server)."""
+    cgroup: str | None = None
+    """'v2', 'v1' or None: the cgroup that limited and killed the run."""
+    completed: bool = False
+    """True when the harness wrote the run's token after the last test."""
+    run_id: str = ""
 
 
-# Prepended to the user program unless bubblewrap isolates the file system: a
-# Python audit hook that refuses writes outside the work directory, sockets and
-# signals to other processes. It is a second layer (ctypes can get around it);
-# namespaces and rlimits are the first.
-_GUARD = """\
-def _rlvr_guard(_NO_PROCS):
-    import os, sys
-    work = os.path.realpath(os.getcwd())
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
-    def inside(p):
-        try:
-            p = os.path.realpath(os.fsdecode(p))
-        except Exception:
-            return False
-        return p == work or p.startswith(work + os.sep)
-    def hook(event, args):
-        if event == "open":
-            path, mode, flags = (list(args) + [None, None, None])[:3]
-            if isinstance(path, int) or path is None:
-                return
-            writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
-                isinstance(flags, int) and flags & write_flags)
-            if writing and not inside(path):
-                raise PermissionError("rlvr-boundary sandbox: writing outside the work directory")
-        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
-                       "os.truncate", "os.utime", "shutil.rmtree"):
-            if args and not isinstance(args[0], int) and not inside(args[0]):
-                raise PermissionError("rlvr-boundary sandbox: changing files outside the work directory")
-        elif event in ("os.rename", "os.link", "os.symlink"):
-            if not all(inside(a) for a in args[:2] if not isinstance(a, int)):
-                raise PermissionError("rlvr-boundary sandbox: changing files outside the work directory")
-        elif event.startswith("socket.") and event not in ("socket.__new__", "socket.gethostname"):
-            raise PermissionError("rlvr-boundary sandbox: network access is disabled")
-        elif event in _NO_PROCS:
-            raise PermissionError("rlvr-boundary sandbox: starting processes is disabled")
-        elif event in ("os.kill", "os.killpg"):
-            pid = args[0]
-            if pid <= 0 or pid == os.getppid() or event == "os.killpg":
-                raise PermissionError("rlvr-boundary sandbox: signals outside the program are disabled")
-    sys.addaudithook(hook)
-_rlvr_guard(%s)
-del _rlvr_guard
-"""
-_PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.spawn", "os.system",
-                   "subprocess.Popen", "pty.spawn", "os.startfile")
+# ----------------------------------------------------------------------------- cgroups
 
 
-@lru_cache(maxsize=1)
-def namespace_prefix() -> tuple[tuple[str, ...], str] | None:
-    """How to isolate a run in namespaces here: (command prefix, kind), or None.
-
-    ``kind`` is "bwrap" (bubblewrap: read-only root, private /tmp, no network,
-    own PID namespace) or "unshare" (util-linux: own user, network, PID and IPC
-    namespaces; the file system is guarded by the audit hook only).
-    """
-    bwrap = shutil.which("bwrap")
-    if bwrap:
-        cmd = (bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
-               "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *_interpreter_binds())
-        if _works(cmd):
-            return cmd, "bwrap"
-    unshare = shutil.which("unshare")
-    if unshare:
-        cmd = (unshare, "--user", "--map-root-user", "--net", "--pid", "--ipc", "--fork",
-               "--kill-child", "--mount-proc")
-        if _works(cmd):
-            return cmd, "unshare"
-        cmd = cmd[:-1]  # --mount-proc needs a mount namespace some kernels refuse
-        if _works(cmd):
-            return cmd, "unshare"
-    return None
-
-
-def _interpreter_binds() -> tuple[str, ...]:
-    """Read-only binds that re-expose this interpreter when it lives under /tmp.
-
-    The private ``/tmp`` would otherwise hide a virtual environment created
-    there (as CI does on a fresh clone).
-    """
-    out: list[str] = []
-    for p in sorted({sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}):
-        if p == "/tmp" or p.startswith("/tmp/"):
-            out += ["--ro-bind", p, p]
-    return tuple(out)
-
-
-def _works(prefix: tuple[str, ...]) -> bool:
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, super options) of every mount (from mountinfo)."""
+    out = []
     try:
-        return subprocess.run([*prefix, sys.executable, "-c", "pass"], capture_output=True,
-                              timeout=20, cwd=tempfile.gettempdir()).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-@lru_cache(maxsize=1)
-def pids_cgroup_base() -> Path | None:
-    """A cgroup directory where we may create pids-limited groups, or None.
-
-    ``RLIMIT_NPROC`` counts the processes of a user and is never enforced for
-    uid 0 (the kernel exempts root), so when we run as root a fork bomb is only
-    stopped by the wall clock. A cgroup with ``pids.max`` caps it for anyone.
-    Tried: cgroup v1 ``/sys/fs/cgroup/pids`` and the cgroup v2 root; probed by
-    creating and removing a test group.
-    """
-    for base in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
-        if not (base / "cgroup.procs").exists():
-            continue
-        probe = base / f"rlvr-sbx-probe-{os.getpid()}"
-        try:
-            probe.mkdir()
-            try:
-                (probe / "pids.max").write_text("8")
-                return base
-            finally:
-                probe.rmdir()
-        except OSError:
-            continue
-    return None
-
-
-def _new_pids_cgroup(max_processes: int) -> Path | None:
-    base = pids_cgroup_base()
-    if base is None:
-        return None
-    path = Path(tempfile.mkdtemp(prefix="rlvr-sbx-", dir=base))
-    try:
-        (path / "pids.max").write_text(str(max_processes))
+        text = Path("/proc/self/mountinfo").read_text()
     except OSError:
-        _remove_cgroup(path)
-        return None
-    return path
+        return out
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        parts, rparts = left.split(), right.split()
+        if len(parts) >= 5 and len(rparts) >= 3:
+            out.append((parts[4].replace("\\040", " "), rparts[0], set(rparts[2].split(","))))
+    return out
 
 
-def _remove_cgroup(path: Path) -> None:
-    for _ in range(200):  # the killed processes leave the group as the kernel reaps them
+def _own_cgroups() -> dict[str, str]:
+    """Controller -> our cgroup path ('' for the v2 hierarchy)."""
+    out = {}
+    try:
+        text = Path("/proc/self/cgroup").read_text()
+    except OSError:
+        return out
+    for line in text.splitlines():
+        _, ctrls, path = line.split(":", 2)
+        for c in ctrls.split(",") if ctrls else [""]:
+            out[c] = path
+    return out
+
+
+def _writable_dir(base: Path) -> bool:
+    probe = base / f"{CGROUP_PREFIX}probe-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    try:
+        probe.rmdir()
+    except OSError:
+        pass
+    return True
+
+
+class CgroupHome:
+    """Where this process may create one limited cgroup per run (v2 or v1).
+
+    v2: our own cgroup must be able to enable the ``memory`` and ``pids``
+    controllers for children. If it holds processes (ours), the kernel forbids
+    that ("no internal processes"): we then move this process into a leaf
+    ``rlvr-boundary-grader-<pid>`` first, as the systemd delegation rules ask.
+    v1: the ``pids`` and ``memory`` hierarchies, each under our own cgroup there.
+    """
+
+    def __init__(self, version: str, bases: dict[str, Path]) -> None:
+        self.version, self.bases = version, bases
+
+    @staticmethod
+    def find() -> "CgroupHome | None":
+        mounts, own = _mounts(), _own_cgroups()
+        v2 = next((m for m, t, _ in mounts if t == "cgroup2"), None)
+        if v2 is not None and "" in own:
+            home = CgroupHome._v2(Path(v2 + own[""].rstrip("/")))
+            if home is not None:
+                return home
+        bases = {}
+        for ctrl in ("pids", "memory"):
+            mnt = next((m for m, t, o in mounts if t == "cgroup" and ctrl in o), None)
+            if mnt is None or ctrl not in own:
+                return None
+            base = Path(mnt + own[ctrl].rstrip("/"))
+            if not (base / "cgroup.procs").exists() or not _writable_dir(base):
+                return None
+            bases[ctrl] = base
+        return CgroupHome("v1", bases)
+
+    @staticmethod
+    def _v2(base: Path) -> "CgroupHome | None":
         try:
-            path.rmdir()
-            return
+            available = set((base / "cgroup.controllers").read_text().split())
         except OSError:
+            return None
+        if not {"memory", "pids"} <= available or not _writable_dir(base):
+            return None
+        ctl = base / "cgroup.subtree_control"
+        if {"memory", "pids"} <= set(ctl.read_text().split()):
+            return CgroupHome("v2", {"": base})
+        try:
+            ctl.write_text("+memory +pids")
+        except OSError as exc:
+            if exc.errno != errno.EBUSY:
+                return None
+            leaf = base / f"rlvr-boundary-grader-{os.getpid()}"
+            try:
+                leaf.mkdir(exist_ok=True)
+                (leaf / "cgroup.procs").write_text("0")
+                ctl.write_text("+memory +pids")
+            except OSError:
+                return None
+        return CgroupHome("v2", {"": base})
+
+    def create(self, run_id: str, opts: SandboxOptions) -> "RunCgroup":
+        mem = opts.memory_mb * 1024 * 1024
+        dirs = [b / f"{CGROUP_PREFIX}{run_id}" for b in self.bases.values()]
+        cg = RunCgroup(self.version, dirs)
+        try:
+            for d in dirs:
+                d.mkdir()
+            if self.version == "v2":
+                d = dirs[0]
+                (d / "pids.max").write_text(str(opts.max_processes))
+                (d / "memory.max").write_text(str(mem))
+                if (d / "memory.swap.max").exists():
+                    (d / "memory.swap.max").write_text("0")
+            else:
+                (dirs[0] / "pids.max").write_text(str(opts.max_processes))
+                (dirs[1] / "memory.limit_in_bytes").write_text(str(mem))
+                if (dirs[1] / "memory.memsw.limit_in_bytes").exists():
+                    (dirs[1] / "memory.memsw.limit_in_bytes").write_text(str(mem))
+        except OSError:
+            cg.remove()
+            raise
+        return cg
+
+
+class RunCgroup:
+    """The cgroup(s) of one run: join, kill everything in it, tell an OOM kill, remove."""
+
+    def __init__(self, version: str, dirs: list[Path]) -> None:
+        self.version, self.dirs = version, dirs
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def pids(self) -> list[int]:
+        out: set[int] = set()
+        for d in self.dirs:
+            try:
+                out.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(out)
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup; return when it is empty (or after ~5 s)."""
+        d = self.dirs[0]
+        if self.version == "v2" and (d / "cgroup.kill").exists():
+            _write_quiet(d / "cgroup.kill", "1")
+        else:
+            _write_quiet(d / "pids.max", "0")  # nothing in it can fork from now on
+        for _ in range(500):
+            left = self.pids()
+            if not left:
+                return
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             time.sleep(0.01)
 
+    def oom_killed(self) -> bool:
+        name = "memory.events" if self.version == "v2" else "memory.oom_control"
+        d = self.dirs[0] if self.version == "v2" else self.dirs[-1]
+        try:
+            for line in (d / name).read_text().splitlines():
+                k, _, v = line.partition(" ")
+                if k == "oom_kill" and int(v) > 0:
+                    return True
+        except (OSError, ValueError):
+            pass
+        return False
 
-def _limits(opts: SandboxOptions, cgroup: Path | None = None):
-    procs = None if cgroup is None else os.fsencode(cgroup / "cgroup.procs")
-
-    def apply() -> None:  # runs in the child between fork and exec
-        if procs is not None:
-            fd = os.open(procs, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")  # "0" is the writing process itself
-            finally:
-                os.close(fd)
-        mb = 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_CPU, (opts.cpu_seconds, opts.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (opts.memory_mb * mb, opts.memory_mb * mb))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (opts.max_file_mb * mb, opts.max_file_mb * mb))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        resource.setrlimit(resource.RLIMIT_NPROC, (opts.max_processes, opts.max_processes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return apply
+    def remove(self) -> None:
+        for d in self.dirs:
+            for _ in range(300):  # killed processes leave as the kernel reaps them
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
 
 
-def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str = "") -> RunResult:
-    """Run a Python program in the sandbox and report how it ended.
+def _write_quiet(path: Path, text: str) -> None:
+    try:
+        path.write_text(text)
+    except OSError:
+        pass
+
+
+# ----------------------------------------------------------------------------- probing
+
+_LOCK = threading.Lock()
+_CACHE: dict = {}
+
+
+def cgroup_home() -> CgroupHome | None:
+    """The cgroup home of this process (probed once), or None."""
+    with _LOCK:
+        if "cgroup" not in _CACHE:
+            _CACHE["cgroup"] = CgroupHome.find()
+        return _CACHE["cgroup"]
+
+
+def _bwrap_path(opts: SandboxOptions) -> str | None:
+    if opts.bwrap == "":
+        return None
+    return opts.bwrap or shutil.which("bwrap")
+
+
+def isolation_status(opts: SandboxOptions | None = None) -> dict:
+    """What protects a run with ``opts`` here (for manifests and ``--help`` texts).
+
+    Returns
+    -------
+    dict
+        ``isolation`` ('bwrap' or 'none'), ``cgroup`` ('v2', 'v1' or None),
+        ``uid`` (the program's host uid), ``usable`` (bool) and ``missing`` (what
+        to install or change when not usable).
+    """
+    opts = opts or SandboxOptions()
+    if opts.fusion_url:
+        return {"isolation": "sandbox-fusion", "url": public_url(opts.fusion_url), "cgroup": None,
+                "uid": None, "usable": True, "missing": [], "unsafe_no_isolation": False}
+    bwrap = _bwrap_path(opts)
+    key = ("bwrap", bwrap)
+    with _LOCK:
+        if key not in _CACHE:
+            _CACHE[key] = bwrap is not None and _bwrap_works(bwrap)
+        works = _CACHE[key]
+    home = cgroup_home()
+    missing = []
+    if not works:
+        missing.append("bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
+                       "install bubblewrap; it also needs unprivileged user namespaces)"
+                       if bwrap is None else f"a working bubblewrap ({bwrap} failed to start "
+                       "a sandbox: are user namespaces enabled?)")
+    if home is None:
+        missing.append("a cgroup for memory and process limits (run as root, or inside a "
+                       "delegated cgroup: systemd-run --user --scope -p Delegate=yes "
+                       "rlvr-boundary verify ...)")
+    usable = not missing or opts.unsafe_no_isolation
+    uid = NOBODY if works and os.geteuid() == 0 else os.geteuid()
+    return {"isolation": "bwrap" if works else "none", "cgroup": home.version if home else None,
+            "uid": uid, "usable": usable, "missing": missing,
+            "unsafe_no_isolation": bool(missing) and opts.unsafe_no_isolation}
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without a ``user:password@`` part (what manifests may record)."""
+    if not url:
+        return url
+    from urllib.parse import urlsplit
+
+    u = urlsplit(url)
+    host = (u.hostname or "") + (f":{u.port}" if u.port else "")
+    return u._replace(netloc=host).geturl()
+
+
+def _bwrap_works(bwrap: str) -> bool:
+    """Start one real sandbox (the full launch chain) running ``pass``."""
+    opts = SandboxOptions(timeout=20, bwrap=bwrap)
+    try:
+        res = _run(b"pass\n", None, opts, b"", use_bwrap=True, home=None)
+    except OSError:
+        return False
+    return res.status == "ok"
+
+
+def require_isolation(opts: SandboxOptions) -> dict:
+    """:func:`isolation_status`, or :class:`SandboxUnavailable` when it does not hold."""
+    st = isolation_status(opts)
+    if not st["usable"]:
+        raise SandboxUnavailable(
+            "code grading needs a sandbox that holds and this machine lacks "
+            + " and ".join(st["missing"])
+            + ". Install what is missing, or pass --unsafe-no-isolation to run generated code "
+              "without a boundary (it can then read and write whatever this user can).")
+    return st
+
+
+# ----------------------------------------------------------------------------- run dirs
+
+
+def sandbox_root() -> Path:
+    """Parent of the run directories of this user (``$TMPDIR/rlvr-boundary-sandbox-<uid>``)."""
+    return Path(tempfile.gettempdir()) / f"rlvr-boundary-sandbox-{os.geteuid()}"
+
+
+def _ensure_root() -> Path:
+    root = sandbox_root()
+    try:
+        root.mkdir(mode=0o711)
+    except FileExistsError:
+        pass
+    st = os.lstat(root)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        raise OSError(f"{root} is not a private directory of this user; remove it")
+    os.chmod(root, 0o711)
+    return root
+
+
+def clean_stale() -> list[str]:
+    """Remove the run directories and cgroups of runs whose grader is gone.
+
+    A run directory is live while its ``lock`` file is locked (``flock``) by the
+    grader process that made it; the kernel drops the lock when that process
+    dies, however it dies. A cgroup ``rlvr-sbx-<id>`` is stale when run ``<id>``
+    is not live; its processes are killed before it is removed.
+
+    Returns
+    -------
+    list of str
+        The run ids cleaned.
+    """
+    root = sandbox_root()
+    cleaned = []
+    live: set[str] = set()
+    if root.is_dir():
+        for d in root.iterdir():
+            rid = d.name[4:]
+            if not d.name.startswith("run-") or not _RUN_ID.match(rid):
+                continue
+            if _is_live(d):
+                live.add(rid)
+                continue
+            _rmtree(d)
+            cleaned.append(rid)
+    home = cgroup_home()
+    if home is not None:
+        for base in home.bases.values():
+            for d in base.glob("rlvr-boundary-grader-*"):  # v2 leaves of finished graders
+                if d.name != f"rlvr-boundary-grader-{os.getpid()}":
+                    try:
+                        d.rmdir()  # only ever succeeds on an empty group
+                    except OSError:
+                        pass
+            for d in base.glob(f"{CGROUP_PREFIX}*"):
+                rid = d.name[len(CGROUP_PREFIX):]
+                # Only names this code makes: never touch groups of other tools or versions.
+                if rid in live or not _RUN_ID.match(rid) or not d.is_dir():
+                    continue
+                if (root / f"run-{rid}").exists() and _is_live(root / f"run-{rid}"):
+                    continue
+                cg = RunCgroup(home.version, [d])
+                cg.kill()
+                cg.remove()
+                cleaned.append(rid)
+    return sorted(set(cleaned))
+
+
+def _is_live(run_dir: Path) -> bool:
+    lock = run_dir / "lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        # Being created right now (mkdir, then the lock): live for a minute.
+        try:
+            return time.time() - run_dir.stat().st_mtime < 60
+        except OSError:
+            return False
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _rmtree(path: Path) -> None:
+    def fix(func, p, _exc):  # a program may have left directories without write permission
+        try:
+            os.chmod(os.path.dirname(p), 0o700)
+            os.chmod(p, 0o700)
+        except OSError:
+            pass
+        try:
+            func(p)
+        except OSError:
+            pass
+    shutil.rmtree(path, onerror=fix)
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+_CLEANED = False
+
+
+def _clean_once() -> None:
+    global _CLEANED
+    with _LOCK:
+        if _CLEANED:
+            return
+        _CLEANED = True
+    clean_stale()
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str = "",
+               tests: str | None = None) -> RunResult:
+    """Run a Python program (and its tests) in the sandbox and report how it ended.
 
     Parameters
     ----------
     program
-        Source code (the completion followed by its tests).
+        Source code of the program (model output).
     opts
         Limits; see :class:`SandboxOptions`.
     stdin
         Text fed to the program's standard input.
+    tests
+        Test statements run after the program in the same namespace; the run
+        passes only when the harness reports that the last one returned. None:
+        the program alone (its output is judged by the caller).
+
+    Raises
+    ------
+    SandboxUnavailable
+        When no isolation that holds is available and ``opts.unsafe_no_isolation``
+        is not set.
     """
     opts = opts or SandboxOptions()
-    found = None
-    if opts.isolation in ("auto", "namespaces"):
-        found = namespace_prefix()
-        if found is None and opts.isolation == "namespaces":
-            raise RuntimeError("namespace isolation was requested but is not available here")
-    level = found[1] if found else "rlimits"
-    work = Path(tempfile.mkdtemp(prefix="rlvr-sbx-"))
-    cgroup = None
+    if opts.fusion_url:
+        from rlvr_boundary.verify.fusion import run_fusion
+
+        return run_fusion(program, opts, stdin=stdin, tests=tests)
+    st = require_isolation(opts)
+    _clean_once()
+    home = cgroup_home()
+    data = program.encode("utf-8", errors="replace")
+    test_bytes = None if tests is None else tests.encode("utf-8", errors="replace")
+    return _run(data, test_bytes, opts, stdin.encode("utf-8", errors="replace"),
+                use_bwrap=st["isolation"] == "bwrap", home=home)
+
+
+def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes, *,
+         use_bwrap: bool, home: CgroupHome | None) -> RunResult:
+    root = _ensure_root()
+    drop = os.geteuid() == 0 and use_bwrap
+    run_id = f"{os.getpid()}-{secrets.token_hex(6)}"
+    run_dir = root / f"run-{run_id}"
+    run_dir.mkdir(mode=0o711)
+    lock_fd = os.open(run_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)
+    cg: RunCgroup | None = None
+    fds: list[int] = []
     try:
-        src = work / "main.py"
-        guard = _GUARD % (repr(()) if opts.allow_processes else repr(_PROCESS_EVENTS))
-        src.write_bytes((guard + program).encode("utf-8", errors="replace"))
-        cgroup = _new_pids_cgroup(opts.max_processes)
-        prefix: tuple[str, ...] = ()
-        if found and found[1] == "bwrap":
-            # The work directory is the only writable place (besides a private /tmp).
-            prefix = (*found[0], "--bind", str(work), str(work), "--chdir", str(work))
-        elif found:
-            prefix = found[0]
-        cmd = [*prefix, sys.executable, "-I", "-B", str(src)]
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(work),
-               "PYTHONHASHSEED": "0"}
+        src, work = run_dir / "src", run_dir / "work"
+        src.mkdir(mode=0o755)
+        if not use_bwrap:  # with bubblewrap the work directory is a tmpfs in the sandbox
+            work.mkdir(mode=0o700)
+        shutil.copyfile(_HERE / "_harness.py", src / "harness.py")
+        (src / "program.py").write_bytes(program)
+        if tests is not None:
+            (src / "tests.py").write_bytes(tests)
+        (src / "options.txt").write_text("processes" if opts.allow_processes else "no-processes")
+        for f in src.iterdir():
+            os.chmod(f, 0o644)
+        if home is not None:
+            cg = home.create(run_id, opts)
+        token = secrets.token_hex(16).encode("ascii")
+        tok_r, tok_w = os.pipe()
+        res_r, res_w = os.pipe()
+        fds += [tok_r, tok_w, res_r, res_w]
+        os.write(tok_w, token)
+        os.close(tok_w)
+        fds.remove(tok_w)
+        mode = "assert" if tests is not None else "stdio"
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+        expose: list[list[str]] = []
+        if use_bwrap:
+            env.update(HOME=SANDBOX_WORK, TMPDIR=SANDBOX_WORK)
+            argv = _bwrap_argv(_bwrap_path(opts), run_dir, drop, expose, opts.work_mb)
+            argv += [sys.executable, "-I", "-B", f"{SANDBOX_SRC}/harness.py", mode, str(tok_r),
+                     str(res_w), run_id]
+            cwd = "/"
+        else:
+            env.update(HOME=str(work), TMPDIR=str(work))
+            argv = [sys.executable, "-I", "-B", str(src / "harness.py"), mode, str(tok_r),
+                    str(res_w), run_id]
+            cwd = str(work)
+        mb = 1024 * 1024
+        rlimits = {"RLIMIT_CPU": [opts.cpu_seconds, opts.cpu_seconds + 1],
+                   "RLIMIT_AS": [opts.memory_mb * mb, opts.memory_mb * mb],
+                   "RLIMIT_FSIZE": [opts.max_file_mb * mb, opts.max_file_mb * mb],
+                   "RLIMIT_NOFILE": [256, 256], "RLIMIT_CORE": [0, 0]}
+        if cg is None:
+            # Without a pids cgroup, RLIMIT_NPROC is the only cap. It counts every process
+            # of the user (and does not bind root): allow what the user already runs.
+            n = _processes_of(NOBODY if drop else os.getuid()) + opts.max_processes
+            rlimits["RLIMIT_NPROC"] = [n, n]
+        cfg = {"cgroup_procs": cg.procs_files if cg else [], "expose": expose,
+               "rlimits": rlimits, "drop_to": NOBODY if drop else None,
+               "parent": os.getpid(), "argv": argv, "env": env}
+        cmd = [sys.executable, "-I", "-S", "-B", str(_HERE / "_launch.py"), json.dumps(cfg)]
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdin=subprocess.PIPE,
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, preexec_fn=_limits(opts, cgroup))
-        out, err, timed_out = _communicate(proc, stdin.encode("utf-8", errors="replace"), opts)
+                                pass_fds=(tok_r, res_w), start_new_session=True)
+        for fd in (tok_r, res_w):
+            os.close(fd)
+            fds.remove(fd)
+        out, err, timed_out = _communicate(proc, stdin, opts, cg)
         seconds = time.monotonic() - t0
+        os.set_blocking(res_r, False)
+        try:
+            reported = os.read(res_r, 256)
+        except BlockingIOError:
+            reported = b""
+        completed = secrets.compare_digest(reported, token)
         rc = proc.returncode
+        oom = cg.oom_killed() if cg else False
         if timed_out:
             status = "timeout"
-        elif rc == 0:
-            status = "ok"
-        elif rc in (-signal.SIGXCPU, -signal.SIGKILL) and seconds < opts.timeout:
-            status = "timeout"  # the CPU limit fired before the wall clock
-        elif b"MemoryError" in err:
+        elif oom or b"MemoryError" in err:
             status = "memory"
+        elif rc == 125 and b"sandbox launcher" in err:
+            status = "error"
+        elif rc == 0 and completed:
+            status = "ok"
+        elif rc in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or (
+                rc in (-signal.SIGKILL, 128 + signal.SIGKILL) and seconds >= opts.cpu_seconds):
+            status = "timeout"  # the CPU limit (SIGXCPU, then SIGKILL) fired before the clock
         else:
             status = "failed"
-        return RunResult(status, rc, _text(out, opts), _text(err, opts), seconds, level,
-                         cgroup is not None)
+            if rc == 0:
+                err += b"\n[the program ended with status 0 before the harness reported the end " \
+                       b"of the tests: not a pass]"
+        return RunResult(status, rc, _text(out, opts), _text(err, opts), seconds,
+                         "bwrap" if use_bwrap else "none", cg.version if cg else None,
+                         completed, run_id)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-        if cgroup is not None:
-            _remove_cgroup(cgroup)
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if cg is not None:
+            cg.kill()
+            cg.remove()
+        _rmtree(run_dir)
+        os.close(lock_fd)
 
 
-def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
-    """Read both pipes with size caps until exit or the deadline; kill the group then."""
+def _can_traverse(path: str, uid: int, gid: int) -> bool:
+    """Whether ``uid`` can reach ``path`` (search permission on every ancestor, no ACLs)."""
+    parts = Path(path).parts
+    cur = Path(parts[0])
+    for name in parts[1:]:
+        try:
+            st = os.stat(cur)
+        except OSError:
+            return False
+        bit = 0o100 if st.st_uid == uid else 0o010 if st.st_gid == gid else 0o001
+        if not st.st_mode & bit:
+            return False
+        cur = cur / name
+    return True
+
+
+def _processes_of(uid: int) -> int:
+    """Processes (and threads) whose real uid is ``uid`` right now (Linux /proc)."""
+    n = 0
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            st = p.stat()
+            if st.st_uid == uid:
+                n += len(os.listdir(p / "task"))
+        except OSError:
+            pass
+    return n
+
+
+def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
+                work_mb: int) -> list[str]:
+    """The bubblewrap command line of one run (``expose`` gets the launcher's binds)."""
+    argv = [bwrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+            "--unshare-uts", "--unshare-cgroup-try", "--uid", str(NOBODY), "--gid", str(NOBODY),
+            "--disable-userns", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    for name in _SYSTEM_DIRS:
+        p = "/" + name
+        if os.path.islink(p):
+            argv += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            argv += ["--ro-bind", p, p]
+    # This interpreter's directories (a venv, pyenv under /root ...), unless already visible.
+    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(sys.executable)),
+              os.path.dirname(os.path.realpath(sys.executable))}
+    shown = [p for p in sorted(needed, key=len)
+             if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
+    tops: list[str] = []
+    for p in shown:
+        if any(p == t or p.startswith(t + "/") for t in tops):
+            continue
+        tops.append(p)
+        if drop and not _can_traverse(p + "/", NOBODY, NOBODY):
+            # bubblewrap resolves bind sources as nobody: bind the directory onto an
+            # empty mount point in the launcher's private mount namespace first.
+            point = run_dir / f"mnt{len(expose)}"
+            point.mkdir(mode=0o755)
+            expose.append([p, str(point)])
+            argv += ["--ro-bind", str(point), p]
+        else:
+            argv += ["--ro-bind", p, p]
+    # bubblewrap's /dev is a writable tmpfs (with /dev/shm): read-only like the rest
+    # (device nodes such as /dev/null stay writable on a read-only mount).
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
+             "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+             "--ro-bind", str(run_dir / "src"), SANDBOX_SRC,
+             # The work directory is a tmpfs of bounded size, not host disk.
+             "--size", str(work_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", SANDBOX_WORK,
+             "--remount-ro", "/", "--chdir", SANDBOX_WORK]
+    return argv
+
+
+def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions,
+                 cg: RunCgroup | None):
+    """Read both pipes with size caps until exit or the deadline; then kill the whole run."""
     import selectors
 
     deadline = time.monotonic() + opts.timeout
@@ -329,18 +798,24 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
     else:
         proc.stdin.close()
     timed_out = False
+    exited_at = None
     while sel.get_map():
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
-            timed_out = True
+            timed_out = proc.poll() is None
             break
-        for key, _ in sel.select(timeout=min(left, 0.5)):
+        if exited_at is None and proc.poll() is not None:
+            exited_at = now
+        elif exited_at is not None and now - exited_at > 0.2:
+            break  # the main process ended; descendants holding the pipes do not keep us
+        for key, _ in sel.select(timeout=min(left, 0.1 if exited_at else 0.5)):
             if key.fileobj is proc.stdin:
                 try:
                     todo = todo[os.write(key.fd, todo[:65536]):]
-                except (BrokenPipeError, BlockingIOError, OSError) as exc:
-                    if isinstance(exc, BlockingIOError):
-                        continue
+                except BlockingIOError:
+                    continue
+                except OSError:
                     todo = todo[:0]
                 if not todo:
                     sel.unregister(proc.stdin)
@@ -358,6 +833,9 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             timed_out = True
+    # The whole run goes, wherever its processes went (other sessions, groups).
+    if cg is not None:
+        cg.kill()
     _kill_group(proc)
     sel.close()
     if not proc.stdin.closed:
@@ -368,7 +846,7 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions):
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the whole process group (repeatedly: a fork bomb keeps forking)."""
+    """SIGKILL the launcher's process group (bubblewrap and, without it, the program)."""
     for _ in range(50):
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -384,3 +862,8 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def _text(b: bytes, opts: SandboxOptions) -> str:
     s = b.decode("utf-8", errors="replace")
     return s + ("\n[output cut]" if len(b) >= opts.max_output else "")
+
+
+def options_record(opts: SandboxOptions) -> dict:
+    """The options and the isolation in force, for a manifest or result file."""
+    return {**asdict(opts), **isolation_status(opts)}

@@ -1,0 +1,81 @@
+"""Benchmark: the cost of the code sandbox's boundary per run.
+
+Each configuration runs the same tiny graded program (``def add`` and one
+assert) ``--runs`` times, one after another, in this process:
+
+- ours: :func:`rlvr_boundary.verify.code.grade_code` with bubblewrap and the
+  run's cgroup (what ``verify --task code`` does);
+- ours, unsafe: the same without bubblewrap (``--unsafe-no-isolation``): the
+  launcher, cgroup, rlimits and harness only;
+- peer, in the same run: ``subprocess.run([python, "-I", file])`` on the program
+  and its assert in a temporary directory, with a timeout -- how a grading
+  script without a sandbox runs tests.
+
+Prints the median and the ratio to the peer. The boundary's cost is a fixed
+start-up per run (the launcher's interpreter, namespaces and mounts, the
+cgroup), independent of the program's own work.
+
+Run:  python benchmarks/bench_sandbox.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rlvr_boundary.verify.code import grade_code
+from rlvr_boundary.verify.sandbox import SandboxOptions, isolation_status
+
+PROGRAM = "def add(a, b):\n    return a + b\n"
+TESTS = "assert add(2, 3) == 5\n"
+
+
+def _peer() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "main.py"
+        f.write_text(PROGRAM + TESTS)
+        r = subprocess.run([sys.executable, "-I", str(f)], cwd=d, capture_output=True, timeout=10)
+        assert r.returncode == 0
+
+
+def _time(fn, runs: int) -> float:
+    fn()  # warm: caches, the probe of bubblewrap and cgroups
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    safe = SandboxOptions()
+    unsafe = SandboxOptions(bwrap="", unsafe_no_isolation=True)
+    print(f"machine: {platform.machine()}, {platform.python_version()}, "
+          f"isolation: {isolation_status(safe)}")
+    peer = _time(_peer, args.runs)
+    rows = [("peer: plain subprocess", peer)]
+    if isolation_status(safe)["usable"]:
+        rows.append(("ours: bubblewrap + cgroup",
+                     _time(lambda: _check(grade_code(PROGRAM, TESTS, safe)), args.runs)))
+    rows.append(("ours: unsafe (no bubblewrap)",
+                 _time(lambda: _check(grade_code(PROGRAM, TESTS, unsafe)), args.runs)))
+    for name, t in rows:
+        print(f"{name:32s} median {t * 1000:7.1f} ms per run   ratio to peer {t / peer:5.2f}")
+
+
+def _check(res: dict) -> None:
+    assert res["correct"], res
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""``verify`` on bad inputs: a clear error (exit 2), nothing overwritten, no blocked rerun.
+
+Plus the resume property under real SIGKILLs (slow): a run killed again and
+again finishes with every row graded once, equal to an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlvr_boundary.cli import main
+from rlvr_boundary.io.rollouts import read_rollouts
+
+
+def _inputs(tmp_path: Path, n_prompts: int = 3, n: int = 2) -> tuple[Path, Path]:
+    src = tmp_path / "raw.jsonl"
+    src.write_text("".join(json.dumps({"prompt_id": f"p{p}", "model": "m", "sample_idx": i,
+                                       "text": f"so \\boxed{{{p + i}}}"}) + "\n"
+                           for p in range(n_prompts) for i in range(n)))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"p{p}", "answer": str(p)}) + "\n"
+                            for p in range(n_prompts)))
+    return src, gold
+
+
+def _run(args, capsys) -> tuple[int, str]:
+    code = main(["verify", *map(str, args), "--backend", "canonical", "--workers", "1"])
+    return code, " ".join(capsys.readouterr().err.split())
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_gold_path_that_is_a_directory(tmp_path, capsys):
+    src, _ = _inputs(tmp_path)
+    code, err = _run([src, "--gold", tmp_path, "--out", tmp_path / "o"], capsys)
+    assert code == 2 and "is a directory; expected a gold file" in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
+def test_gold_path_that_cannot_be_read(tmp_path, capsys, suffix):
+    src, _ = _inputs(tmp_path)
+    sock_path = tmp_path / f"gold-socket{suffix}"
+    with socket.socket(socket.AF_UNIX) as s:  # exists, is not a directory, cannot be opened
+        s.bind(str(sock_path))
+        code, err = _run([src, "--gold", sock_path, "--out", tmp_path / "o"], capsys)
+    assert code == 2 and "cannot read" in err and str(sock_path) in err, err
+    assert "No such device or address" in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_gold_file_without_read_permission(tmp_path, capsys):
+    src, gold = _inputs(tmp_path)
+    gold.chmod(0)
+    code, err = _run([src, "--gold", gold, "--out", tmp_path / "o"], capsys)
+    assert code == 2 and "cannot read" in err and "Permission denied" in err
+
+
+@pytest.mark.parametrize("which", ["input file", "gold file", "input directory", "inside input"])
+def test_an_output_over_an_input_is_refused(tmp_path, capsys, which):
+    src, gold = _inputs(tmp_path)
+    if which == "input directory":
+        shards = tmp_path / "graded"
+        assert _run([src, "--gold", gold, "--out", shards], capsys)[0] == 0
+        src, out = shards, shards
+    elif which == "inside input":
+        shards = tmp_path / "graded"
+        assert _run([src, "--gold", gold, "--out", shards], capsys)[0] == 0
+        src, out = shards, shards / "again"
+    else:
+        out = src if which == "input file" else gold.with_suffix(".jsonl")
+    before = {p: _sha(p) for p in [src, gold] if p.is_file()} | {
+        p: _sha(p) for p in (src.glob("*") if src.is_dir() else [])}
+    code, err = _run([src, "--gold", gold, "--out", out], capsys)
+    assert code == 2 and "the output would overwrite the input" in err, err
+    assert before == {p: _sha(p) for p in before}
+
+
+def test_a_run_that_failed_on_its_input_does_not_block_the_fixed_rerun(tmp_path, capsys):
+    src, gold = _inputs(tmp_path)
+    good = gold.read_text()
+    gold.write_text(good.splitlines()[0] + "\n")  # p1 and p2 have no gold answer
+    out = tmp_path / "graded"
+    code, err = _run([src, "--gold", gold, "--out", out], capsys)
+    assert code == 2 and "2 prompt id(s) have no gold entry" in err
+    assert not out.exists()  # nothing graded: nothing left that looks like a resumable run
+    gold.write_text(good)
+    code, err = _run([src, "--gold", gold, "--out", out], capsys)
+    assert code == 0, err
+    assert read_rollouts(out).num_rows == 6
+    # And into an existing empty directory: it stays, without a stale manifest.
+    out2 = tmp_path / "given"
+    out2.mkdir()
+    gold.write_text(good.splitlines()[0] + "\n")
+    assert _run([src, "--gold", gold, "--out", out2], capsys)[0] == 2
+    assert out2.is_dir() and not (out2 / "manifest.json").exists()
+    gold.write_text(good)
+    assert _run([src, "--gold", gold, "--out", out2], capsys)[0] == 0
+
+
+@pytest.mark.slow
+def test_sigkill_resume_grades_every_row_once(tmp_path):
+    """Kill verify with SIGKILL at random moments; the rerun finishes with every row once."""
+    import random
+
+    n_prompts, n = 2500, 8  # 20,000 rows: five shards of 4096
+    src, gold = _inputs(tmp_path, n_prompts, n)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    cmd = [sys.executable, "-m", "rlvr_boundary.cli", "verify", str(src), "--gold", str(gold),
+           "--backend", "canonical", "--workers", "2"]
+    ref = tmp_path / "ref"
+    subprocess.run(cmd + ["--out", str(ref)], env=env, check=True, capture_output=True,
+                   timeout=300)
+    out = tmp_path / "killed"
+    rng = random.Random(0)
+    kills = 0
+    for _ in range(6):
+        proc = subprocess.Popen(cmd + ["--out", str(out)], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(1.5, 4.0))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait(30)
+    subprocess.run(cmd + ["--out", str(out)], env=env, check=True, capture_output=True,
+                   timeout=300)
+    assert kills >= 1
+    got, want = read_rollouts(out), read_rollouts(ref)
+    key = lambda t: sorted(zip(t["prompt_id"].to_pylist(), t["sample_idx"].to_pylist(),  # noqa: E731
+                               t["correct"].to_pylist(), t["answer"].to_pylist()))
+    assert got.num_rows == n_prompts * n
+    assert key(got) == key(want)
