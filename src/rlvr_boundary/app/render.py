@@ -22,7 +22,7 @@ CSS = """
 .rb-out th.l,.rb-out td.l{text-align:left}
 .rb-out .rb-verdict{background:#eef6ff;border-left:4px solid #0072B2;padding:.4em .8em;margin:.4em 0}
 .rb-out .rb-note{color:#555;font-style:italic}
-.rb-out img{max-width:100%;height:auto}
+.rb-out img{max-width:min(100%,760px);height:auto}
 .rb-error{background:#fff0ec;border-left:4px solid #b33c00;padding:.6em .9em;color:#6b1d00;
 white-space:pre-wrap;word-break:break-word}
 .rb-big{font-size:1.35em;font-weight:600}
@@ -144,7 +144,7 @@ def _comparison(c: dict, base: str, m: str) -> str:
                          f"[{_f(ci['price']['ci'][0])}, {_f(ci['price']['ci'][1])}]"])
     else:
         rows.append(["band", "needs at least 2 prompts"])
-    return _table(["", ""], rows, left=1)
+    return _table(["", ""], rows, left=2)
 
 
 def _advisor(rows: list[dict]) -> str:
@@ -217,7 +217,7 @@ def price(res: dict) -> str:
                      + f" (V = {_field('crossing_bound_V', str(r['crossing_bound_V']))})"])
         rows.append(["as k → ∞", f"D → {r['asymptotic_diff']:+.4f} (difference in the share of "
                                  "prompts with a nonzero success rate)"])
-    parts.append(_table(["", ""], rows))
+    parts.append(_table(["", ""], rows, left=2))
     pb, pr = r["pass_at_k"]["base"], r["pass_at_k"]["rl"]
     show = [j for j, k in enumerate(ks) if r["input_kind"] == "curve" or (k & (k - 1)) == 0]
     parts.append(_table(["k", f"pass@k {lab['base']}", f"pass@k {lab['rl']}", "D(k)"],
