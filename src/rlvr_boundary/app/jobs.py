@@ -105,6 +105,8 @@ class JobRunner:
             raise JobError("the analysis worker stopped unexpectedly (out of memory?); "
                            "the server is still running, try a smaller input") from None
         except FutureTimeout:
+            # A running job cannot be cancelled inside a shared pool; it finishes in its
+            # worker and its result is dropped. The page is told now.
             fut.cancel()
             raise JobError(f"the analysis took longer than {self.timeout:g} s and was "
                            "abandoned") from None
@@ -115,8 +117,15 @@ class JobRunner:
         return value
 
     def close(self) -> None:
-        """Stop the workers (waits for running jobs)."""
+        """Stop the workers now: queued jobs are cancelled, running ones terminated."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            return
+        procs = list((pool._processes or {}).values())  # the executor has no public handle
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(10)
