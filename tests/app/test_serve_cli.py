@@ -46,3 +46,22 @@ def test_app_package_imports_without_gradio(monkeypatch):
 
     for mod in ("options", "compute", "jobs", "render", "figures"):
         importlib.import_module(f"rlvr_boundary.app.{mod}")
+
+
+def test_sweep_deletes_idle_session_folders_only(tmp_path):
+    import os
+    import time
+
+    from rlvr_boundary.app.ui import sweep
+
+    old, fresh, mine = (tmp_path / f"session-{x}" for x in ("old", "fresh", "mine"))
+    for d in (old, fresh, mine):
+        (d / "run-1").mkdir(parents=True)
+    past = time.time() - 7200
+    os.utime(old, (past, past))
+    os.utime(mine, (past, past))
+    other = tmp_path / "not-a-session"
+    other.mkdir()
+    os.utime(other, (past, past))
+    assert sweep(tmp_path, 3600, keep=str(mine)) == [str(old)]
+    assert not old.exists() and fresh.exists() and mine.exists() and other.exists()

@@ -5,17 +5,21 @@ Layout and event wiring only. Numbers come from :mod:`rlvr_boundary.app.compute`
 HTML from :mod:`rlvr_boundary.app.render`.
 
 Isolation between users: nothing a request computes is kept at module level.
-Each browser session gets its own folder (created on its first analysis, held
-in a ``gr.State`` and deleted when the session ends or expires); each analysis
-writes into a fresh sub-folder of it, and the previous analysis' folder is
-removed when the next one starts. Results travel back to the page that asked
-for them only.
+Each browser session gets its own folder (created on its first analysis and
+held in a ``gr.State``); each analysis writes into a fresh sub-folder of it, and
+the previous analysis' folder is removed when the next one starts. A session
+folder is deleted when Gradio drops the session's state, and in any case by
+:func:`sweep` once it has seen no analysis for ``session_ttl`` seconds (Gradio
+keeps a closed session's state for an hour and evicts states over its capacity
+without a callback, so we do not rely on it alone). Results travel back to the
+page that asked for them only.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from rlvr_boundary.app import compute, render
@@ -56,6 +60,20 @@ def _new_run(session: str) -> str:
     for old in Path(session).glob("run-*"):
         shutil.rmtree(old, ignore_errors=True)
     return tempfile.mkdtemp(prefix="run-", dir=session)
+
+
+def sweep(root: Path, ttl: float, keep: str | None = None) -> list[str]:
+    """Delete the session folders under ``root`` unused for more than ``ttl`` seconds."""
+    now, gone = time.time(), []
+    for d in root.glob("session-*"):
+        try:
+            idle = now - d.stat().st_mtime
+        except FileNotFoundError:
+            continue
+        if str(d) != keep and idle > ttl:
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(str(d))
+    return gone
 
 
 def _delete_session(path: str | None) -> None:
@@ -107,7 +125,8 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
 
     def run_job(name: str, session: str | None, *args):
         session = _session_dir(session, root)
-        run = _new_run(session)
+        run = _new_run(session)  # also marks the session folder as used now
+        sweep(root, ttl, keep=session)
         try:
             res = runner.run(name, *args, run)
         except InputError as exc:

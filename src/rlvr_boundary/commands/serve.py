@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         url = launch(demo, opts, block=False, quiet=True)
         console.print(f"rlvr-boundary app running on {url} (Ctrl-C to stop)")
+        console.print(f"session files under {demo.rb_root} (deleted after "
+                      f"{opts.session_ttl / 3600:g} h without use, and on exit)")
         demo.block_thread()
     finally:
         shutdown(demo)
