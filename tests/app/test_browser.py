@@ -36,7 +36,7 @@ WAIT = 120_000  # ms: one analysis of the DeepScaleR example on a loaded two-cor
 
 @pytest.fixture(scope="module")
 def server():
-    with running_server("--bootstrap", "1000") as (url, proc, log):
+    with running_server("--bootstrap", "1000", "--max-upload-mb", "1") as (url, proc, log):
         yield url
     assert proc.poll() is not None, "the server must be stopped by the test"
     assert not port_open(int(url.rsplit(":", 1)[1].strip("/")))
@@ -228,3 +228,15 @@ def test_theory_lab_counterexample(page):
     page.click("#matrix-go")
     assert field(page, "#matrix-out", "free_lunch") == "A free lunch exists"
     shot(page, "09-theory-counterexample")
+
+
+def test_oversized_upload_is_refused_by_the_server(page, tmp_path):
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join('{"id": "p%d", "c": 1, "n": 4}\n' % i for i in range(60_000)))
+    assert big.stat().st_size > 2**20  # the module's server accepts 1 MB
+    page.get_by_role("tab", name="Upload").click()
+    page.locator("#upload-files input[type=file]").set_input_files([str(big)])
+    toast = page.get_by_text("exceed the maximum allowed size")
+    toast.wait_for(timeout=30_000)
+    assert "big.jsonl" in toast.inner_text()
+    shot(page, "10-upload-too-large")

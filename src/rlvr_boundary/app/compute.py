@@ -114,7 +114,7 @@ def count_rows(path: Path, limit: int, max_bytes: int) -> int:
                 seen += len(chunk)
                 if seen > 20 * max_bytes:
                     raise AppLimitError("the file expands to more than "
-                                        f"{20 * max_bytes / 1e6:,.0f} MB when decompressed",
+                                        f"{20 * max_bytes / 2**20:,.0f} MB when decompressed",
                                         path=path.name)
                 rows += chunk.count(b"\n")
                 tail = chunk[-1:]
@@ -131,8 +131,8 @@ def check_upload(path: Path, display_name: str, max_bytes: int, max_rows: int) -
                          ".gz) or Parquet", path=display_name)
     size = path.stat().st_size
     if size > max_bytes:
-        raise AppLimitError(f"the file has {size / 1e6:,.1f} MB; this server accepts at most "
-                            f"{max_bytes / 1e6:,.1f} MB per file", path=display_name)
+        raise AppLimitError(f"the file has {size / 2**20:,.1f} MB; this server accepts at most "
+                            f"{max_bytes / 2**20:,.1f} MB per file", path=display_name)
     if size == 0:
         raise InputError("the file is empty", path=display_name)
     rows = count_rows(path, max_rows, max_bytes)

@@ -17,7 +17,8 @@ class AppOptions:
     port: int = 7860
     """TCP port (0: the first free port from 7860 on)."""
     max_upload_mb: float = 20.0
-    """Largest accepted upload, in MB (enforced by the server and again before reading)."""
+    """Largest accepted upload, in MB of 2**20 bytes (enforced by the server and again
+    before reading)."""
     max_rows: int = 200_000
     """Largest number of rows (lines of a text file, rows of a Parquet table) in one input."""
     max_paste_chars: int = 2_000_000
@@ -51,7 +52,7 @@ class AppOptions:
 
     @property
     def max_upload_bytes(self) -> int:
-        return int(self.max_upload_mb * 1_000_000)
+        return int(self.max_upload_mb * 2**20)
 
     @property
     def is_local(self) -> bool:
