@@ -393,6 +393,8 @@ def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, wor
                              field="label")
         paths = write_count_files(rows, Path(workdir) / "inputs", (base, rl))
         settings = {**settings, "base": base}
+        if text.strip() == example_counts_paste().strip():
+            settings["notes"] = ["Example data: " + example_note()]
         return audit_job([str(p) for p in paths], {str(paths[0]): base, str(paths[1]): rl},
                          settings, workdir)
     return price_job(text, decided, labels, settings, workdir)
@@ -454,12 +456,12 @@ def files_job(uploads: list[tuple[str, str]], settings: dict, limits: tuple[int,
     try:
         return audit_job([str(p) for p in paths], {}, settings, workdir)
     except InputError as exc:
-        # Name the file as the user knows it, not by its copy in the session folder.
-        if exc.path:
-            for p, (_, shown) in zip(paths, uploads):
-                if exc.path == str(p):
-                    exc.path = shown
-            exc.args = (str(exc),)
+        # Name the files as the user knows them, not by their copies in the session folder.
+        for p, (_, shown) in zip(paths, uploads):
+            if exc.path == str(p):
+                exc.path = shown
+            exc.message = exc.message.replace(str(p), shown)
+        exc.args = (str(exc),)
         raise
 
 

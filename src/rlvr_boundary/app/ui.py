@@ -55,11 +55,14 @@ def _session_dir(current: str | None, root: Path) -> str:
     return tempfile.mkdtemp(prefix="session-", dir=root)
 
 
-def _new_run(session: str) -> str:
-    """A fresh folder for one analysis; earlier analyses of this session are removed."""
-    for old in Path(session).glob("run-*"):
+def _new_run(session: str, tab: str) -> str:
+    """A fresh folder for one analysis; this tab's earlier analyses in the session are removed.
+
+    Per tab, so an analysis running in one tab keeps its folder while another tab starts.
+    """
+    for old in Path(session).glob(f"run-{tab}-*"):
         shutil.rmtree(old, ignore_errors=True)
-    return tempfile.mkdtemp(prefix="run-", dir=session)
+    return tempfile.mkdtemp(prefix=f"run-{tab}-", dir=session)
 
 
 def sweep(root: Path, ttl: float, keep: str | None = None) -> list[str]:
@@ -125,7 +128,7 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
 
     def run_job(name: str, session: str | None, *args):
         session = _session_dir(session, root)
-        run = _new_run(session)  # also marks the session folder as used now
+        run = _new_run(session, name.split("_")[0])  # also marks the session folder as used
         sweep(root, ttl, keep=session)
         try:
             res = runner.run(name, *args, run)
@@ -133,7 +136,10 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
             return render.error(str(exc)), None, session
         except JobError as exc:
             return render.error(str(exc), kind="failed"), None, session
-        return render.result(res, res.get("note")), res["files"], session
+        except Exception as exc:  # a bug: say so on the page; the server keeps serving
+            return (render.error(f"{type(exc).__name__}: {exc}", kind="internal error"), None,
+                    session)
+        return render.result(res), res["files"], session
 
     def on_paste(text, kind, base_label, rl_label, ks_rates, alpha, seed, session):
         try:
