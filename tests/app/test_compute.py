@@ -303,3 +303,50 @@ def test_shaping_bad_controls_are_input_errors(change, field):
     with pytest.raises(InputError) as err:
         C.shaping_explore({**DEFAULTS, **change})
     assert err.value.field == field
+
+
+# --------------------------------------------------------------------------- other inputs
+
+
+@pytest.mark.slow  # two full reports from rollouts: ~15-35 s on a loaded machine
+def test_upload_rollout_table_equals_the_cli_report(tmp_path):
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.io.rollouts import write_rollouts
+    from tests.report.fixtures import synthetic_rollouts
+
+    src = tmp_path / "rollouts.parquet"
+    write_rollouts(synthetic_rollouts(prompts=20, n=8), src)
+    run = tmp_path / "run"
+    run.mkdir()
+    res = C.files_job([(str(src), "rollouts.parquet")], {"bootstrap": 200, "seed": 0},
+                      (10**7, 10**5), str(run))
+    assert main(["report", str(src), "--out", str(tmp_path / "cli.html"), "--bootstrap", "200",
+                 "--no-figures"]) == 0
+    cli = json.loads((tmp_path / "cli.json").read_text())
+    app = res["audit"]
+    assert app["checkpoints"] == cli["checkpoints"] == ["step-100", "step-200"]
+    for m in app["checkpoints"]:
+        a, b = app["comparisons"][m], cli["comparisons"][m]
+        for key in ("k_star", "price", "price_k", "diff", "gain_budgets", "crossing_bound"):
+            assert a[key] == b[key], (m, key)
+    assert app["support"] == cli["support"] and app["diversity"] == cli["diversity"]
+
+
+def test_upload_other_tools_files(tmp_path):
+    """verl validation dumps, one per checkpoint, are read by the library's adapter."""
+    from tests.io.fixtures.tool_formats import write_verl_dump
+
+    rng = np.random.default_rng(3)
+    V0 = rng.random((12, 8)) < 0.4  # (P, n) verdicts of the base
+    V1 = rng.random((12, 8)) < 0.6
+    f0 = write_verl_dump(tmp_path / "a", 0, V0)
+    f1 = write_verl_dump(tmp_path / "b", 100, V1)
+    run = tmp_path / "run"
+    run.mkdir()
+    res = C.files_job([(str(f0), "0.jsonl"), (str(f1), "100.jsonl")],
+                      {"bootstrap": 100, "format": "verl"}, (10**7, 10**5), str(run))
+    a = res["audit"]
+    assert a["n_prompts"] == 12
+    assert a["pass_at_k"][a["base"]][0] == pytest.approx(V0.mean())
+    (m,) = a["checkpoints"]
+    assert a["pass_at_k"][m][0] == pytest.approx(V1.mean())
