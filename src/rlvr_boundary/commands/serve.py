@@ -42,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
                           max_rows=args.max_rows, workers=args.workers, bootstrap=args.bootstrap)
     except ValueError as exc:
         raise InputError(str(exc), field="serve") from None
+    import signal
+
+    def _stop(signum, frame):  # SIGTERM (service managers, `timeout`) stops like Ctrl-C
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
     demo = build_app(opts)
     if not opts.is_local:
         err_console.print(f"[yellow]warning:[/] listening on {opts.host}: anyone who can reach "
@@ -51,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"rlvr-boundary app running on {url} (Ctrl-C to stop)")
         console.print(f"session files under {demo.rb_root} (deleted after "
                       f"{opts.session_ttl / 3600:g} h without use, and on exit)")
-        demo.block_thread()
+        demo.block_thread()  # returns on Ctrl-C or SIGTERM
     finally:
-        shutdown(demo)
+        shutdown(demo)  # stops the workers and deletes every session's files
+    console.print("stopped")
     return 0
