@@ -65,3 +65,25 @@ def test_sweep_deletes_idle_session_folders_only(tmp_path):
     os.utime(other, (past, past))
     assert sweep(tmp_path, 3600, keep=str(mine)) == [str(old)]
     assert not old.exists() and fresh.exists() and mine.exists() and other.exists()
+
+
+def test_only_compute_calls_into_the_library():
+    """The seam: every app module but compute.py imports only the app and the error types."""
+    import ast
+    from pathlib import Path
+
+    import rlvr_boundary.app as app
+
+    allowed = ("rlvr_boundary.app", "rlvr_boundary.errors")
+    for path in Path(app.__file__).parent.glob("*.py"):
+        if path.name == "compute.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                if name.startswith("rlvr_boundary"):
+                    assert name.startswith(allowed), f"{path.name} imports {name}"

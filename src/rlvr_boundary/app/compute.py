@@ -42,9 +42,10 @@ from pathlib import Path
 
 from rlvr_boundary.analysis.pairwise import format_ranges
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.atomic import atomic_path
 
-# format_ranges is re-exported for the page (budget lists written as ranges).
-
+# Re-exported for the rest of the app, so that it imports nothing else from the library:
+# format_ranges (budget lists written as ranges) and atomic_path (figure files).
 #: How a pasted table is named in messages (the CLI names the file instead).
 PASTE_SOURCE = "pasted table"
 

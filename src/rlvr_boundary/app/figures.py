@@ -26,7 +26,7 @@ def _figure(size=(6.4, 4.0)):
 
 
 def _save(fig, folder: Path, name: str) -> dict[str, str]:
-    from rlvr_boundary.io.atomic import atomic_path
+    from rlvr_boundary.app.compute import atomic_path
 
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
