@@ -53,7 +53,7 @@ def running_server(*extra: str, start_timeout: float = 180.0, stop_timeout: floa
     def drain():
         for line in proc.stdout:
             log.append(line.rstrip("\n"))
-            if "running on" in line:
+            if "session files under" in line:  # printed right after the URL
                 ready.set()
 
     threading.Thread(target=drain, daemon=True).start()

@@ -27,6 +27,13 @@ def test_sigterm_stops_workers_and_deletes_session_files():
                                      api_name="/paste")
         assert 'data-field="crossing_intervals">(64, 256]<' in html
         assert len(list(root.glob("session-*/run-paste-*"))) == 1
+        # Session folders and other server files are not served by path.
+        import httpx
+
+        (own,) = root.glob("session-*/run-paste-*/price.json")
+        for target in (own, Path("/etc/passwd"), Path(__file__)):
+            r = httpx.get(f"{url}gradio_api/file={target}", timeout=30)
+            assert r.status_code in (403, 404), (target, r.status_code)
         workers = psutil.Process(proc.pid).children(recursive=True)
         assert workers  # the analysis ran in a worker process
         proc.send_signal(signal.SIGTERM)
