@@ -230,6 +230,18 @@ def test_theory_lab_counterexample(page):
     shot(page, "09-theory-counterexample")
 
 
+def test_theory_lab_uploaded_matrix(page, tmp_path):
+    m = tmp_path / "specialists.csv"
+    m.write_text("strategy,pi0,x1,x2,x3\na,0.5,1,0,0.5\nb,0.5,0,1,0.5\n")
+    page.get_by_role("tab", name="Theory lab").click()
+    page.locator("#matrix-file input[type=file]").set_input_files([str(m)])
+    page.wait_for_timeout(500)
+    page.click("#matrix-go")
+    assert field(page, "#matrix-out", "free_lunch") == "No free lunch"
+    assert "exclusive specialization: yes" in page.locator("#matrix-out").inner_text()
+    shot(page, "11-theory-uploaded")
+
+
 def test_oversized_upload_is_refused_by_the_server(page, tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text("".join('{"id": "p%d", "c": 1, "n": 4}\n' % i for i in range(60_000)))

@@ -317,7 +317,7 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
                         sh_k = gr.Slider(1, 64, value=4, step=1, label="k", elem_id="sh-k")
                 sh_out = gr.HTML(elem_id="shaping-out", js_on_load=None)
         gr.Markdown(f"<small>{render.esc(limits_text)} Files are kept for your session only and "
-                    "deleted when it ends.</small>")
+                    f"deleted after {ttl / 3600:g} h without use.</small>")
         gr.HTML(f"<style>{render.CSS}</style>", js_on_load=None)
 
         ex_counts.click(lambda: (compute.example_counts_paste(), "auto"), None,
