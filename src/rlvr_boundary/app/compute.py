@@ -40,12 +40,13 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from rlvr_boundary.analysis.pairwise import format_ranges
+from rlvr_boundary.analysis.pairwise import format_ranges  # noqa: F401 (re-export)
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.atomic import atomic_path
+from rlvr_boundary.io.atomic import atomic_path  # noqa: F401 (re-export)
 
 # Re-exported for the rest of the app, so that it imports nothing else from the library:
 # format_ranges (budget lists written as ranges) and atomic_path (figure files).
+
 #: How a pasted table is named in messages (the CLI names the file instead).
 PASTE_SOURCE = "pasted table"
 
@@ -56,8 +57,9 @@ PASTE_KINDS = ("auto", "counts", "rates", "curve")
 UPLOAD_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".jsonl.gz", ".json.gz",
                    ".csv.gz", ".tsv.gz")
 
-#: The Omni-MATH aggregate points (Qwen2.5-7B base vs GRPO) printed in the limit-of-RLVR and
-#: No Free Lunch papers, pass@k at k = 1, 4, 16, 64, 256.
+#: The Omni-MATH aggregate points (Qwen2.5-7B base vs GRPO), pass@k at k = 1, 4, 16, 64, 256,
+#: as printed by Yue et al., "Does Reinforcement Learning Really Incentivize Reasoning Capacity
+#: in LLMs Beyond the Base Model?" (arXiv 2504.13837) and quoted in "No Free Lunch in RLVR".
 OMNI_MATH_CURVE = ("k, base, GRPO\n1, 0.102, 0.251\n4, 0.224, 0.368\n16, 0.392, 0.496\n"
                    "64, 0.578, 0.608\n256, 0.691, 0.683\n")
 
@@ -593,7 +595,6 @@ def shaping_explore(params: dict) -> dict:
     if rewards.size != ppl.size:
         raise InputError(f"{ppl.size} perplexities but {rewards.size} rewards: give one reward "
                          "per completion", field="rewards")
-    G = ppl.size
     log_ppl = np.log(ppl)[None, :]  # (1, G)
     try:
         w = S.perplexity_zscores(log_ppl, iqr_exclude=cfg.ppl_iqr_exclude)[0]  # (G,)
