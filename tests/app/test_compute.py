@@ -298,6 +298,7 @@ def test_shaping_passk_matches_the_closed_form():
                                            ({"rewards": "1 0"}, "rewards"),
                                            ({"ppl": "1 -2 3 4 5"}, "perplexities"),
                                            ({"k": 9}, "k"), ({"gamma": -1}, "shaping"),
+                                           ({"passk_rewards": "1 " * 65}, "pass@k rewards"),
                                            ({"step": None}, "step")])
 def test_shaping_bad_controls_are_input_errors(change, field):
     with pytest.raises(InputError) as err:

@@ -554,7 +554,13 @@ def example_note() -> str:
 # --------------------------------------------------------------------------- shaping explorer
 
 
+#: Largest example group in the shaping explorer (it shows one column per completion).
+MAX_GROUP = 64
+
+
 def _numbers(text: str, what: str) -> list[float]:
+    if len(text or "") > 20 * MAX_GROUP:
+        raise AppLimitError(f"at most {MAX_GROUP} numbers, please", field=what)
     try:
         vals = [float(x) for x in re.split(r"[,\s]+", (text or "").strip()) if x]
     except ValueError:
@@ -562,6 +568,8 @@ def _numbers(text: str, what: str) -> list[float]:
                          field=what) from None
     if not vals:
         raise InputError("expected at least one number", field=what)
+    if len(vals) > MAX_GROUP:
+        raise AppLimitError(f"at most {MAX_GROUP} numbers, found {len(vals)}", field=what)
     return vals
 
 
