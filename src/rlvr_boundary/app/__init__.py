@@ -1,0 +1,80 @@
+"""The browser app: the diagnostic without writing code (``rlvr-boundary serve``, or a Space).
+
+Modules:
+
+- :mod:`~rlvr_boundary.app.options`: :class:`AppOptions`, the server's limits.
+- :mod:`~rlvr_boundary.app.compute`: the only module that calls into the library.
+- :mod:`~rlvr_boundary.app.jobs`: the worker processes that run the analyses.
+- :mod:`~rlvr_boundary.app.render`: results -> escaped HTML fragments.
+- :mod:`~rlvr_boundary.app.figures`: the figures the report does not draw.
+- :mod:`~rlvr_boundary.app.ui`: the Gradio page.
+
+Gradio is an optional dependency (``pip install 'rlvr-boundary[app]'``), imported
+only when the page is built; everything but :mod:`~rlvr_boundary.app.ui` works
+without it.
+"""
+
+from __future__ import annotations
+
+from rlvr_boundary.app.options import AppOptions
+
+__all__ = ["AppOptions", "build_app", "launch"]
+
+
+def build_app(opts: AppOptions | None = None, runner=None):
+    """The app's Gradio Blocks (see :func:`rlvr_boundary.app.ui.build_app`)."""
+    from rlvr_boundary.app.ui import build_app as _build
+
+    return _build(opts, runner)
+
+
+def launch(demo, opts: AppOptions, *, block: bool = True, quiet: bool = False):
+    """Serve ``demo`` on ``opts.host:opts.port`` with the upload limit and no telemetry.
+
+    Parameters
+    ----------
+    demo
+        From :func:`build_app`.
+    opts
+        Where to listen and the limits.
+    block
+        Serve until interrupted, then stop the workers and delete the sessions'
+        files. With ``block=False`` return at once; call :func:`shutdown` later.
+
+    Returns
+    -------
+    str
+        The local URL.
+    """
+    import os
+
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    demo.queue(default_concurrency_limit=max(2, 2 * opts.workers), max_size=200)
+    from rlvr_boundary.app.render import CSS
+
+    _, url, _ = demo.launch(
+        server_name=opts.host, server_port=opts.port or None, share=False,
+        max_file_size=opts.max_upload_bytes, prevent_thread_lock=True, quiet=quiet,
+        show_error=False, ssr_mode=False, mcp_server=False, enable_monitoring=False,
+        footer_links=[], css=CSS, pwa=False)
+    if block:
+        try:
+            demo.block_thread()
+        finally:
+            shutdown(demo)
+    return url
+
+
+def shutdown(demo) -> None:
+    """Stop the server, the worker processes, and delete every session's files."""
+    import shutil
+
+    try:
+        demo.close()
+    finally:
+        runner = getattr(demo, "rb_runner", None)
+        if runner is not None:
+            runner.close()
+        root = getattr(demo, "rb_root", None)
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)

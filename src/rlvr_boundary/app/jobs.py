@@ -1,0 +1,131 @@
+"""Analyses run in a small pool of worker processes, one job per worker at a time.
+
+Why processes and not the web server's threads:
+
+- the report draws with ``matplotlib.pyplot``, whose figure registry is global
+  to a process; two requests drawing in two threads of one process could mix
+  their figures. One job per process at a time cannot;
+- CPU and memory are bounded by the number of workers: twenty users who press
+  "analyse" at once queue for the workers instead of each holding a copy of
+  their data in the server at the same time;
+- a worker that crashes (or is killed for memory) costs one request, not the
+  server: the pool is rebuilt and the next request runs.
+
+Workers are started with ``spawn`` (a fork of a threaded web server is unsafe)
+and replaced after a number of jobs, so memory a job leaves behind does not
+accumulate. Jobs are functions of :mod:`rlvr_boundary.app.compute`; their
+arguments and results are plain Python values.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+
+from rlvr_boundary.errors import InputError
+
+
+class JobError(Exception):
+    """A job failed for a reason other than bad input (shown to the user as such)."""
+
+
+def _run(name: str, args: tuple) -> tuple[str, object]:
+    """Worker side: call ``compute.<name>(*args)``; bad input comes back as its message."""
+    from rlvr_boundary.app import compute
+
+    try:
+        return "ok", getattr(compute, name)(*args)
+    except InputError as exc:
+        return "input", str(exc)
+    except (MemoryError, RecursionError) as exc:
+        return "error", f"the analysis ran out of resources ({type(exc).__name__})"
+
+
+def _init_worker() -> None:
+    # A worker must not print progress bars into the server's terminal.
+    import os
+
+    os.environ.setdefault("CI", "1")
+
+
+class JobRunner:
+    """A pool of ``workers`` processes running :mod:`~rlvr_boundary.app.compute` jobs.
+
+    Parameters
+    ----------
+    workers
+        Number of worker processes.
+    timeout
+        Seconds to wait for one job's result.
+    max_tasks_per_child
+        Jobs a worker runs before it is replaced by a fresh process.
+    """
+
+    def __init__(self, workers: int = 2, timeout: float = 600.0, max_tasks_per_child: int = 20):
+        self.workers = workers
+        self.timeout = timeout
+        self.max_tasks_per_child = max_tasks_per_child
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        import multiprocessing as mp
+
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                    initializer=_init_worker, max_tasks_per_child=self.max_tasks_per_child)
+            return self._pool
+
+    def _reset(self, broken: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pool is broken:
+                self._pool = None
+        broken.shutdown(wait=False, cancel_futures=True)
+
+    def run(self, name: str, *args):
+        """Run ``compute.<name>(*args)`` in a worker and return its result.
+
+        Raises
+        ------
+        InputError
+            The input was refused; the message is the library's.
+        JobError
+            The worker died, ran out of resources or timed out.
+        """
+        pool = self._get_pool()
+        try:
+            fut = pool.submit(_run, name, args)
+            status, value = fut.result(timeout=self.timeout)
+        except BrokenProcessPool:
+            self._reset(pool)
+            raise JobError("the analysis worker stopped unexpectedly (out of memory?); "
+                           "the server is still running, try a smaller input") from None
+        except FutureTimeout:
+            # A running job cannot be cancelled inside a shared pool; it finishes in its
+            # worker and its result is dropped. The page is told now.
+            fut.cancel()
+            raise JobError(f"the analysis took longer than {self.timeout:g} s and was "
+                           "abandoned") from None
+        if status == "input":
+            raise InputError(value)
+        if status == "error":
+            raise JobError(value)
+        return value
+
+    def close(self) -> None:
+        """Stop the workers now: queued jobs are cancelled, running ones terminated."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        procs = list((pool._processes or {}).values())  # the executor has no public handle
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+        for p in procs:
+            p.join(10)

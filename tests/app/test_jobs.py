@@ -1,0 +1,61 @@
+"""The worker pool: bad input comes back as the library's message; a dead worker costs one job."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from rlvr_boundary.app import compute as C
+from rlvr_boundary.app.jobs import JobError, JobRunner
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.examples import example_files
+
+
+@pytest.fixture(scope="module")
+def runner():
+    r = JobRunner(workers=1, timeout=120)
+    yield r
+    r.close()
+
+
+def test_input_error_crosses_the_process_boundary(runner, tmp_path):
+    with pytest.raises(InputError) as err:
+        runner.run("paste_job", "0.5 0.6\nabc 0.3\n", "auto", ("", ""), {"bootstrap": 10},
+                   str(tmp_path))
+    assert str(err.value) == "pasted table:2: expected numbers, found ['abc', '0.3']"
+    res = runner.run("paste_job", C.OMNI_MATH_CURVE, "auto", ("", ""), {"bootstrap": 10},
+                     str(tmp_path))
+    assert res["result"]["crossing_intervals"] == [[64, 256]]
+
+
+def test_killed_worker_fails_one_job_and_the_next_one_runs(runner, tmp_path):
+    ex = example_files("deepscaler32k")
+    runner.run("paste_job", C.OMNI_MATH_CURVE, "auto", ("", ""), {"bootstrap": 10},
+               str(tmp_path))  # the pool is up
+    pids = list(runner._pool._processes)
+    killer = threading.Timer(1.0, lambda: [os.kill(p, signal.SIGKILL) for p in pids])
+    killer.start()
+    with pytest.raises(JobError, match="stopped unexpectedly"):
+        runner.run("files_job", [(str(ex["base"]), "base.jsonl"), (str(ex["rl"]), "rl.jsonl")],
+                   {"bootstrap": 4000}, (10**7, 10**5), str(tmp_path))
+    killer.join()
+    t0 = time.monotonic()
+    res = runner.run("paste_job", C.OMNI_MATH_CURVE, "auto", ("", ""), {"bootstrap": 10},
+                     str(tmp_path))
+    assert res["result"]["price_k"] == 256 and time.monotonic() - t0 < 60
+    assert not set(pids) & set(runner._pool._processes)
+
+
+def test_timeout_is_reported(tmp_path):
+    r = JobRunner(workers=1, timeout=0.01)
+    try:
+        ex = example_files("deepscaler32k")
+        with pytest.raises(JobError, match="longer than 0.01 s"):
+            r.run("files_job", [(str(ex["base"]), "base.jsonl"), (str(ex["rl"]), "rl.jsonl")],
+                  {"bootstrap": 100}, (10**7, 10**5), str(tmp_path))
+    finally:
+        r.close()

@@ -1,0 +1,56 @@
+"""Pages are built from escaped values: a hostile label, id or message is text, never markup."""
+
+from __future__ import annotations
+
+import re
+
+from rlvr_boundary.app import compute as C
+from rlvr_boundary.app import render
+
+EVIL = "<img src=x onerror=alert(1)>\"'&"
+
+
+def _no_raw(html: str) -> None:
+    assert "<img src=x" not in html and "onerror=alert(1)>" not in html
+    # Our own <img> tags carry data: URIs only.
+    for tag in re.findall(r"<img[^>]*>", html):
+        assert 'src="data:image/png;base64,' in tag
+
+
+def test_error_box_escapes():
+    html = render.error(f"bad.jsonl:2: expected numbers, found ['{EVIL}']")
+    _no_raw(html)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html and 'role="alert"' in html
+
+
+def test_price_page_escapes_labels_and_shows_fields(tmp_path):
+    res = C.paste_job(C.OMNI_MATH_CURVE, "auto", (EVIL, "RL " + EVIL), {"bootstrap": 10},
+                      str(tmp_path))
+    html = render.result(res)
+    _no_raw(html)
+    assert '<span data-field="crossing_intervals">(64, 256]</span>' in html
+    assert '<span data-field="price_k">256</span>' in html
+
+
+def test_audit_page_escapes_model_labels_and_prompt_ids(tmp_path):
+    table = tmp_path / "evil.csv"
+    rows = ["prompt_id,model,n,c"]
+    for j in range(8):
+        rows += [f"p{j},base,8,{j % 4}", f"p{j},{EVIL.replace(chr(34), '')},8,{(j + 3) % 9}"]
+    table.write_text("\n".join(rows) + "\n")
+    res = C.files_job([(str(table), "evil.csv")], {"bootstrap": 50}, (10**6, 1000),
+                      str(tmp_path))
+    html = render.result(res)
+    _no_raw(html)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert html.count('data-field="k_star"') == 1
+
+
+def test_shaping_page_has_one_field_per_value():
+    res = C.shaping_explore(dict(ppl="1 2 3", rewards="1 0 1", alpha=0.5, gamma=0.1, m=15,
+                                 n=-0.5, d=1, cap=0.5, length=5, step=None, window=None,
+                                 passk_rewards="1 0 0 0", k=2))
+    html = render.shaping(res)
+    for i, v in enumerate(res["perplexity"]["multiplier"]):
+        assert f'<span data-field="multiplier-{i}">{v:.4f}</span>' in html
+    assert 'data-field="position_active">active<' in html
