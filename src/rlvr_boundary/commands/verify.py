@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--gold-id", metavar="FIELD", help="id field of the gold file")
     g.add_argument("--gold-field", metavar="FIELD", help="answer/tests field of the gold file")
     m = p.add_argument_group("math")
-    m.add_argument("--backend", choices=["auto", "math-verify", "canonical"], default="auto",
-                   help="equivalence backend (auto: math-verify when installed)")
+    m.add_argument("--backend", choices=["math-verify", "canonical"], default="math-verify",
+                   help="equivalence backend (math-verify; canonical: exact, no sympy)")
     m.add_argument("--extract", default="boxed,answer_is,last_number",
                    help="answer extraction methods in order (boxed,answer_is,last_number)")
     m.add_argument("--memory-mb", type=int, default=2048,
