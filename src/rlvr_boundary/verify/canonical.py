@@ -297,6 +297,7 @@ def _tokens(s: str) -> list[str]:
     # \frac12 -> \frac{1}{2}, \sqrt2 -> \sqrt{2}: one-digit arguments without braces.
     s = re.sub(r"\\frac(\d)(\d)", r"\\frac{\1}{\2}", s)
     s = re.sub(r"\\frac\{([^{}]*)\}(\d)", r"\\frac{\1}{\2}", s)
+    s = re.sub(r"\\frac(\d)(?=\{)", r"\\frac{\1}", s)  # \frac9{19}
     s = re.sub(r"\\sqrt(\d)", r"\\sqrt{\1}", s)
     if _AMBIGUOUS_MIXED.search(s):
         raise _Refuse("integer followed by a fraction: mixed number or product")
@@ -542,3 +543,81 @@ def format_surd(v: dict) -> str:
         parts.append(("-" if c < 0 else "+") + body)
     out = "".join(parts)
     return out[1:] if out.startswith("+") else out
+
+
+# ----------------------------------------------------------------------------- answer types
+#: The answer types of MATH500's gold answers, in the order they are tested.
+ANSWER_TYPES = ("matrix", "base_n", "pm", "interval", "set_tuple", "equation", "degree",
+                "percent", "units", "text", "pi", "complex", "radical", "mixed_number",
+                "fraction", "decimal", "integer", "expression")
+
+_UNIT_AFTER_NUMBER = re.compile(r"[\d}]\s*\\(?:text|mbox|mathrm)\s*\{[^{}]*\}|\\\$|dollars|cents")
+
+
+def answer_type(gold: str) -> str:
+    """The kind of a gold answer, for agreement tables (first rule that applies).
+
+    Parameters
+    ----------
+    gold
+        A gold answer (LaTeX).
+
+    Returns
+    -------
+    str
+        One of :data:`ANSWER_TYPES`: ``matrix`` (any matrix environment),
+        ``base_n`` (``1011_2``), ``pm`` (``\\pm``), ``interval`` (``\\infty``,
+        ``\\cup``, ``\\in`` or a half-open or closed bracket pair), ``set_tuple``
+        (``\\{...\\}``, ``(a,b)`` or a comma list), ``equation`` (``=``),
+        ``degree``, ``percent``, ``units`` (a ``\\text{}`` unit after a number, a
+        currency), ``text`` (``\\text{}`` alone), ``pi``, ``complex`` (``i``),
+        ``radical``, ``mixed_number``, ``fraction``, ``decimal``, ``integer``,
+        else ``expression`` (variables, functions).
+    """
+    s = _strip_wrappers(gold).strip()
+    flat = re.sub(r"\s+", "", s)
+    if re.search(r"\\begin\{[a-zA-Z]*matrix\}", s):
+        return "matrix"
+    if re.search(r"[0-9A-Za-z]_\{?\d+\}?", flat) and not re.search(r"\\(?:log|sum|lim)", s):
+        return "base_n"
+    if "\\pm" in s or "\\mp" in s:
+        return "pm"
+    if re.search(r"\\infty|\\cup|\\in\b", s) or re.fullmatch(
+            r"(?:\\left)?(?:\[[^\[\]]*,[^\[\]]*[\])]|\([^()]*,[^()]*\])(?:\\right)?", flat):
+        return "interval"
+    if flat.startswith("\\{") or "," in _split_top(_normalise(s))[0] or len(_split_top(
+            re.sub(r"\{,\}|,\\!|,(?=\d{3}(?!\d))", "", _normalise(s)))) > 1 or re.fullmatch(
+            r"(?:\\left)?\(.*,.*\)(?:\\right)?", flat):
+        return "set_tuple"
+    if _is_eq(s):
+        return "equation"
+    if "\\circ" in s or "°" in s or "degree" in s:
+        return "degree"
+    if "%" in s:
+        return "percent"
+    if _UNIT_AFTER_NUMBER.search(s):
+        return "units"
+    if re.search(r"\\(?:text|mbox|textbf)\{", s) or re.fullmatch(r"[A-Za-z ]{2,}", s):
+        return "text"
+    if "\\pi" in s:
+        return "pi"
+    if re.search(r"(?<![A-Za-z\\])i(?![A-Za-z])", s) and not re.search(r"[a-hj-zA-Z]", s.replace(
+            "\\frac", "").replace("\\sqrt", "")):
+        return "complex"
+    if "\\sqrt" in s:
+        return "radical"
+    n = _normalise(s)
+    if _mixed(n) is not None:
+        return "mixed_number"
+    if "\\frac" in n or re.fullmatch(r"-?\d+/\d+", n):
+        return "fraction" if exact_value(s) is not None else "expression"
+    if re.fullmatch(r"-?\d*\.\d+", n):
+        return "decimal"
+    if _number(n) is not None:
+        return "integer"
+    return "expression"
+
+
+def _is_eq(s: str) -> bool:
+    t = re.sub(r"\\[lg]eq?|\\neq?|[<>!]=", "", s)
+    return "=" in t
