@@ -113,3 +113,76 @@ def test_disagreement_by_type_counts_match_a_loop():
         assert len(res["examples"][ty]["canon"]) == min(3, st["disagree"])
     with pytest.raises(ValueError, match="reference"):
         disagreement_by_type(types, {"a": a}, reference="mv")
+
+
+# ----------------------------------------------------------------------------- verify, several backends
+
+PAIRS = [  # gold, completion, math-verify, canonical
+    ("x^2-1", "so \\boxed{(x-1)(x+1)}", True, False),
+    ("2+3i", "so \\boxed{3i+2}", True, False),
+    ("5", "so \\boxed{5}", True, True),
+    ("\\frac{1}{3}", "so \\boxed{0.33}", False, False),
+    ("1\\frac{4}{5}", "The final answer is $1.8$. I hope it is correct.", True, True),
+    ("1\\frac{4}{5}", "so \\boxed{\\frac{4}{5}}", False, False),
+]
+
+
+def test_verify_grades_with_two_backends_in_one_pass_and_a_rerun_grades_nothing(tmp_path, capsys):
+    pytest.importorskip("math_verify")
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.io.rollouts import read_manifest, read_rollouts
+
+    src = tmp_path / "raw.jsonl"
+    src.write_text("".join(json.dumps({"prompt_id": f"p{i}", "model": "m", "sample_idx": 0,
+                                       "text": t}) + "\n" for i, (_, t, _, _) in enumerate(PAIRS)))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"p{i}", "answer": g}) + "\n"
+                            for i, (g, _, _, _) in enumerate(PAIRS)))
+    res = tmp_path / "summary.json"
+    assert main(["verify", str(src), "--gold", str(gold), "--backend", "math-verify,canonical",
+                 "--json", str(res)]) == 0
+    out = tmp_path / "raw.verified.parquet"  # one file beside the input, no --out needed
+    assert out.is_file() and not (tmp_path / ".raw.verified.parquet.parts").exists()
+    printed = capsys.readouterr().out
+    assert "disagreement with math-verify by answer type" in printed
+    assert "known limits of canonical" in printed
+    t = read_rollouts(out).sort_by("prompt_id")
+    assert t["correct__math_verify"].to_pylist() == [p[2] for p in PAIRS]
+    assert t["correct__canonical"].to_pylist() == [p[3] for p in PAIRS]
+    assert t["correct"].to_pylist() == [p[2] for p in PAIRS]  # the first backend
+    assert t["answer"].to_pylist()[4] == "9/5"  # the canonical string, whichever backend
+    doc = json.loads(res.read_text())
+    dis = doc["disagreement"]
+    assert dis["overall"]["canonical"]["disagree"] == 2
+    assert dis["by_type"]["expression"]["canonical"]["only_reference"] == 1
+    assert dis["by_type"]["complex"]["canonical"]["only_reference"] == 1
+    assert dis["by_type"]["mixed_number"]["canonical"]["disagree"] == 0
+    assert doc["backends"]["canonical"]["correct"] == 2
+    manifest = read_manifest(out)
+    assert manifest["verifier"]["also"] == ["canonical (rlvr-boundary)"]
+    assert set(manifest["verifier"]["known_limits"]) == {"math-verify", "canonical"}
+    # A rerun of the finished job says so and grades nothing.
+    before = out.stat().st_mtime_ns
+    assert main(["verify", str(src), "--gold", str(gold), "--backend", "math-verify,canonical"]) == 0
+    assert "already complete" in capsys.readouterr().out
+    assert out.stat().st_mtime_ns == before
+    # The same output with another verifier is another job: refused, not silently kept.
+    assert main(["verify", str(src), "--gold", str(gold), "--backend", "canonical"]) == 2
+    assert main(["verify", str(src), "--gold", str(gold), "--backend", "sympy"]) == 2
+    assert "unknown" in capsys.readouterr().err
+
+
+def test_rerun_of_a_finished_shard_directory_grades_nothing(tmp_path):
+    from rlvr_boundary.verify.math import MathOptions
+    from rlvr_boundary.verify.run import VerifyOptions, verify_table
+
+    src = tmp_path / "raw.jsonl"
+    src.write_text("".join(json.dumps({"prompt_id": "p", "model": "m", "sample_idx": i,
+                                       "text": f"\\boxed{{{i}}}"}) + "\n" for i in range(4)))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"id": "p", "answer": "1"}) + "\n")
+    opts = VerifyOptions(workers=1, math=MathOptions(backend="canonical"))
+    first = verify_table(src, gold, tmp_path / "out", opts)
+    assert first["correct"] == 1 and "already_complete" not in first
+    again = verify_table(src, gold, tmp_path / "out", opts)
+    assert again["already_complete"] and again["rows"] == 4 and again["correct"] == 1
