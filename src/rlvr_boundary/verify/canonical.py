@@ -13,7 +13,8 @@ Rules, in order:
 1. strip ``$``, ``\\(\\)``, ``\\[\\]``, spacing commands, ``\\left``/``\\right``,
    ``\\displaystyle``; ``\\dfrac``/``\\tfrac`` -> ``\\frac``; ``\\cdot``/``\\times``
    -> ``*``; drop ``\\text{...}`` units after a number, degree signs, a currency
-   ``\\$``, a trailing period; ``x = 3`` -> ``3`` for a single-letter left side;
+   ``\\$``, a trailing period, ``x \\in`` before an interval; ``x = 3`` -> ``3`` for a single-letter left side
+   and a right side without variables (``y = 2x + 3`` stays an equation);
    ``{{a}}`` -> ``{a}``; ``e^2`` -> ``e^{2}`` (one-character exponents only:
    ``2^10`` stays ambiguous); a base subscript ``1011_2`` -> ``1011_{2}``;
    any matrix environment -> ``pmatrix``;
@@ -128,10 +129,12 @@ def _normalise(ans: str) -> str:
     s = _SPACING.sub("", s).replace("\\$", "")
     s = s.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     s = s.replace("\\cdot", "*").replace("\\times", "*")
-    if re.match(r"^\\?[A-Za-z]\s*=[^=]", s):
-        s = re.sub(r"^(\\?[A-Za-z])\s*=\s*", "", s)
+    m = re.match(r"^\\?[A-Za-z]\s*=(?!=)\s*", s)
+    if m and not re.search(r"[A-Za-z]", s[m.end():].replace("\\frac", "").replace("\\sqrt", "")):
+        s = s[m.end():]  # x = 3 -> 3; not y = 2x + 3 (an equation stays an equation)
     # \text{cm} after a number is a unit; \text{...} alone is text content.
-    s = re.sub(r"(?<=[\d}])\s*\\(?:text|mathrm|mbox)\s*\{[^{}]*\}\s*$", "", s)
+    s = re.sub(r"(?<=[\d}])\s*\\(?:text|mathrm|mbox)\s*\{[^{}]*\}(?:\^\{?[23]\}?)?\s*$", "", s)
+    s = re.sub(r"^\\?[A-Za-z]\s*\\in\s*(?=[\[(])", "", s)  # x \in [-2,7] -> [-2,7]
     s = _TEXT.sub(lambda m: m.group(1), s)
     s = s.replace("^\\circ", "").replace("^{\\circ}", "").replace("°", "")
     s = re.sub(r"\s+", "", s).rstrip(".")
@@ -241,7 +244,15 @@ def answers_match(answer: str | None, gold: str | None) -> bool:
     ca, cg = canonical_answer(answer), canonical_answer(gold)
     if ca is None or cg is None:
         return False
+    va, vg = _lhs_variable(answer), _lhs_variable(gold)
+    if va and vg and va != vg:
+        return False  # x = 5 is not y = 5
     return ca == cg or rounded_match(answer, gold)
+
+
+def _lhs_variable(s: str) -> str | None:
+    m = re.match(r"^\s*\$?\s*(\\?[A-Za-z])\s*=(?!=)", s)
+    return m.group(1) if m else None
 
 
 _DECIMAL = re.compile(r"^-?\d*\.(\d+)$")

@@ -33,11 +33,14 @@ on the whole completion, and why:
   math-verify pick up an intermediate expression when there is no box, and the
   extracted string is what the ``answer`` column and maj@k need anyway;
 - a currency ``\\$``, ``\\!`` and thin-space thousands separators are removed
-  first (math-verify 0.9.0 cannot parse ``\\boxed{\\$18.90}``, three MATH500
+  first (and the spaces of ``11,\\! 111,\\! 100``) (math-verify 0.9.0 cannot parse ``\\boxed{\\$18.90}``, three MATH500
   gold answers are written so, nor reads ``10\\,000`` as ten thousand);
 - math-verify swallows its own timeouts (it logs a warning and answers
   ``False``); we listen to its logger and report ``timeout`` instead of a
   silent "incorrect";
+- a rejection by math-verify is overturned when the canonical rules accept
+  (they never accept a different value: ``12.5`` for ``12.5\\%``, which
+  math-verify 0.9.0 rejects while it accepts ``25`` for ``25\\%``);
 - an accept by math-verify is re-checked against three false accepts reported
   against it (Math-Verify issues 14 and 60 on GitHub) and rejected when
   ``MathOptions.guards`` is on: two numeric values that exact arithmetic tells
@@ -257,10 +260,17 @@ def grade_math_job(gold: str, text: str, options: dict) -> dict:
 _THIN_THOUSANDS = re.compile(r"(?<=\d)\\,(?=\d{3}(?!\d))")
 
 
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\s*\d{3})+(?:\.\d+)?")
+
+
 def _premv(s: str) -> str:
     """What math-verify 0.9.0 cannot read: a currency ``\\$`` (``\\$18.90``), ``\\!``,
-    and a thin space as thousands separator (``10\\,000``)."""
-    return _THIN_THOUSANDS.sub("", s.replace("\\$", "").replace("\\!", ""))
+    a thin space as thousands separator (``10\\,000``), and a whole answer in
+    thousands groups with spaces (``11,\\! 111,\\! 100``, read as a list otherwise)."""
+    s = _THIN_THOUSANDS.sub("", s.replace("\\$", "").replace("\\!", ""))
+    if _THOUSANDS.fullmatch(s.strip()):
+        s = re.sub(r",\s*", "", s.strip())
+    return s
 
 
 class _TimeoutLog(logging.Handler):
@@ -316,6 +326,10 @@ def _grade_mv(gold: str, ans: str, canon, method, opts: MathOptions) -> dict:
         why = false_accept(gold, ans)
         if why:
             return _out(canon, False, "ok", method, f"math-verify accepted; rejected: {why}")
+    if not ok and answers_match(ans, gold):
+        # The canonical rules never accept a different value (exact arithmetic only), so
+        # their accept stands: 12.5 for 12.5\%, 11111111100 for 11,\! 111,\! 111,\! 100.
+        return _out(canon, True, "ok", method, "canonical (math-verify rejected)")
     return _out(canon, ok, "ok", method, "math-verify")
 
 
