@@ -178,6 +178,8 @@ def test_extraction_minerva_sign_off_and_dollar_boxes():
     ("The answer is: 1,000,000.", "1,000,000"),
     ("First the answer is 3. Wait. The answer is 5.", "5"),
     ("Answer: 0.5 because half of one is that", "0.5"),
+    ("Final Answer: The final answer is $\\$32,\\!348$. I hope it is correct.", "\\$32,\\!348"),
+    ("So the answer is then $\\$36$ for both.", "\\$36"),
 ])
 def test_answer_phrases_take_the_whole_answer(text, want):
     assert extract_answer(text) == (want, "answer_is")

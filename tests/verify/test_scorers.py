@@ -186,3 +186,34 @@ def test_rerun_of_a_finished_shard_directory_grades_nothing(tmp_path):
     assert first["correct"] == 1 and "already_complete" not in first
     again = verify_table(src, gold, tmp_path / "out", opts)
     assert again["already_complete"] and again["rows"] == 4 and again["correct"] == 1
+
+
+def test_the_math500_sensitivity_case_rewrites_are_what_they_claim():
+    """Equal forms are accepted by math-verify, near misses rejected by both backends, and the
+    canonical backend never accepts a completion that is wrong by construction."""
+    pytest.importorskip("math_verify")
+    import sys
+    from pathlib import Path
+
+    from rlvr_boundary.examples import example_dir
+    from rlvr_boundary.verify.math import MathOptions, grade_math
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from sensitivity_case import WRAPS, build, equal_forms, near_misses
+
+    rows = [json.loads(x) for x in (example_dir("math500") / "test.jsonl").read_text().splitlines()]
+    mv, cn = MathOptions(), MathOptions(backend="canonical")
+    sample = rows[::10]
+    for i, r in enumerate(sample):
+        g = r["answer"]
+        for a in equal_forms(g)[1:]:
+            assert grade_math(g, WRAPS["sign_off"](a), mv)["correct"], (g, a)
+        for a in near_misses(g, sample[(i + 1) % len(sample)]["answer"]):
+            t = WRAPS["boxed"](a)
+            assert not grade_math(g, t, mv)["correct"] and not grade_math(g, t, cn)["correct"], (g, a)
+    rollouts, gold = build(sample, n=4)
+    golds = {x["id"]: x["answer"] for x in gold}
+    assert len(rollouts) == 2 * 4 * len(sample)
+    for x in rollouts:
+        if not x["truth"]:
+            assert not grade_math(golds[x["prompt_id"]], x["text"], cn)["correct"], x

@@ -40,7 +40,7 @@ _LEAD = re.compile(r"^(?:[\s:*]|is\b)*", re.IGNORECASE)
 _DELIMS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
 # A sentence ends at ". " / "." at the end, not at a decimal point (4.6667).
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|\n|(?i:\s+I\s+hope\b)|(?i:\s+(?:because|since)\b)")
-_INLINE_MATH = re.compile(r"\$([^$]+)\$")
+_INLINE_MATH = re.compile(r"(?<!\\)\$((?:\\\$|[^$])+)(?<!\\)\$")
 _NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+(?![\d.])|\d+(?:\.\d+)?|\.\d+)(?:/\d+)?")
 
 
@@ -68,6 +68,8 @@ def _delimited(rest: str) -> str | None:
     for a, b in _DELIMS:
         if rest.startswith(a):
             end = rest.find(b, len(a))
+            while a == "$" and end > 0 and rest[end - 1] == "\\":  # \$ is a dollar sign
+                end = rest.find(b, end + 1)
             return rest[len(a):end] if end >= 0 else None
     return None
 
