@@ -217,3 +217,13 @@ def test_the_math500_sensitivity_case_rewrites_are_what_they_claim():
     for x in rollouts:
         if not x["truth"]:
             assert not grade_math(golds[x["prompt_id"]], x["text"], cn)["correct"], x
+
+
+def test_the_example_in_docs_verifiers_runs(capsys):
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "verifiers.md").read_text(encoding="utf-8")
+    block = doc.split("### Scorer sensitivity", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(block, "docs/verifiers.md", "exec"), {})  # our own documentation, not user input
+    out = capsys.readouterr().out
+    assert out.count("pass@1 base/rl") == 2 and "k* agrees:" in out
