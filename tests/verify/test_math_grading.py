@@ -220,5 +220,31 @@ def test_math_verify_inner_timeout_is_a_timeout_status_not_a_wrong_answer():
     assert res["verify_status"] == "timeout" and not res["correct"]
 
 
+
+def test_math_verify_is_a_core_dependency_and_the_default_backend():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    from rlvr_boundary.verify.math import MATH_VERIFY_VERSION
+
+    doc = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    deps = doc["project"]["dependencies"]
+    assert f"math-verify=={MATH_VERIFY_VERSION}" in deps  # a plain install grades with it
+    assert not any("antlr4_13_2" in d for e in doc["project"]["optional-dependencies"].values()
+                   for d in e)  # pip: "does not provide the extra"
+    assert MathOptions().backend == "math-verify"
+    with pytest.raises(ValueError, match="choose one explicitly"):
+        MathOptions(backend="auto")  # no silent fallback any more
+
+
+def test_every_result_names_its_backend_and_the_answer_column_is_backend_independent():
+    pytest.importorskip("math_verify")
+    text = "Final Answer: The final answer is $1\\frac{4}{5}$. I hope it is correct."
+    both = grade_math("1.8", text, MathOptions(also=("canonical",)))
+    assert both["correct"] and both["detail"] == "math-verify"
+    assert both["also"]["canonical"]["correct"] and both["answer"] == "9/5"
+    assert grade_math("1.8", text, MathOptions(backend="canonical"))["answer"] == "9/5"
+    guarded = grade_math("\\frac{1}{2004!}", "\\boxed{\\frac{1}{2006!}}")
+    assert not guarded["correct"] and "different exact values" in guarded["detail"]
+
 if __name__ == "__main__":
     print(agreement_table())

@@ -90,13 +90,13 @@ def run(args: argparse.Namespace) -> int:
                                total=lambda n: bar.update(task, total=n))
     if summary.get("already_complete"):
         console.print(f"{out} is already complete ({summary['rows']} samples graded with "
-                      f"{summary['verifier']}): nothing to grade")
-        return 0
-    console.print(f"graded {summary['rows']} samples with {summary['verifier']} in "
-                  f"{summary['seconds']:.1f} s: {summary['correct']} correct; statuses: "
-                  + ", ".join(f"{k} {v}" for k, v in sorted(summary["statuses"].items())))
-    _print_limits_and_disagreement(console, summary)
-    console.print(f"wrote {out}{'/' if out.is_dir() else ''}")
+                      f"{summary['verifier']}, {summary['correct']} correct): nothing to grade")
+    else:
+        console.print(f"graded {summary['rows']} samples with {summary['verifier']} in "
+                      f"{summary['seconds']:.1f} s: {summary['correct']} correct; statuses: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(summary["statuses"].items())))
+        _print_limits_and_disagreement(console, summary)
+        console.print(f"wrote {out}{'/' if out.is_dir() else ''}")
     if args.json:
         from rlvr_boundary.io.results import write_result
 
