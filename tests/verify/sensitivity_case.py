@@ -73,14 +73,45 @@ def equal_forms(gold: str) -> list[str]:
             if a:
                 out.append(f"{sign}{a}\\frac{{{r}}}{{{f.denominator}}}")  # mixed number
             out.append(f"{sign}\\frac{{{abs(f.numerator)}}}{{{f.denominator}}}")
-    elif "=" not in gold and "," not in gold and "\\begin" not in gold and len(gold) < 25:
-        out.append(gold.replace(" ", ""))
+    else:
+        swapped = _reverse_terms(gold)
+        if swapped:
+            out.append(swapped)  # 2\\pi+18 for 18+2\\pi, 7i-2 for -2+7i: equal, reordered
+        elif "=" not in gold and "," not in gold and "\\begin" not in gold and len(gold) < 25:
+            out.append(gold.replace(" ", ""))
     seen, uniq = set(), []
     for x in out:
         if x not in seen:
             seen.add(x)
             uniq.append(x)
     return uniq
+
+
+def _terms(gold: str) -> list[str] | None:
+    """Top-level signed terms of a sum (None if it is not a plain sum of two or more)."""
+    if any(x in gold for x in ("=", ",", "\\begin", "\\pm", "\\cup", "_", "\\in", "\\%", "\\circ")):
+        return None
+    s = gold.replace(" ", "")
+    terms, depth, cur = [], 0, ""
+    for i, ch in enumerate(s):
+        depth += ch in "({[" 
+        depth -= ch in ")}]"
+        if ch in "+-" and depth == 0 and i > 0 and s[i - 1] not in "^{(":
+            terms.append(cur)
+            cur = ch
+        else:
+            cur += ch
+    terms.append(cur)
+    return terms if len(terms) >= 2 and all(t not in ("", "+", "-") for t in terms) else None
+
+
+def _reverse_terms(gold: str) -> str | None:
+    t = _terms(gold)
+    if t is None:
+        return None
+    t = [x if x[0] in "+-" else "+" + x for x in reversed(t)]
+    out = "".join(t)
+    return out[1:] if out.startswith("+") else out
 
 
 def near_misses(gold: str, other: str) -> list[str]:
@@ -100,6 +131,11 @@ def near_misses(gold: str, other: str) -> list[str]:
                 out.append(f"\\frac{{{f.denominator}}}{{{f.numerator}}}")
         if f != 0:
             out.append(f"-{gold}" if not gold.startswith("-") else gold[1:])
+    t = _terms(gold)
+    if t is not None and f is None:
+        last = t[-1]
+        flipped = ("+" + last[1:]) if last.startswith("-") else ("-" + last.lstrip("+"))
+        out.append("".join(t[:-1]) + flipped)  # one sign wrong
     if canonical_answer(other) != canonical_answer(gold):
         out.append(other)
     return [x for x in out if x]
