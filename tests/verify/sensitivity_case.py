@@ -186,8 +186,21 @@ def main(out_dir: str, problems: int = 250, n: int = 16) -> None:
     print_tables(d)
 
 
-def counts_by_scorer(table) -> dict:
-    """``{scorer: {model: (n, c)}}`` from a graded table (plus the truth as a scorer)."""
+def exact_string(table, gold: dict) -> list[bool]:
+    """For contrast, the naive scorer: the extracted answer string equals the gold string
+    (spaces removed), as a plain exact-match evaluation does."""
+    from rlvr_boundary.verify.extract import extract_answer
+
+    out = []
+    for pid, text in zip(table["prompt_id"].to_pylist(), table["text"].to_pylist()):
+        ans = extract_answer(text)[0]
+        out.append(ans is not None and ans.replace(" ", "") == gold[pid].replace(" ", ""))
+    return out
+
+
+def counts_by_scorer(table, extra: dict | None = None) -> dict:
+    """``{scorer: {model: (n, c)}}`` from a graded table (plus the truth as a scorer, and
+    ``extra``: scorer -> per-row verdicts)."""
     import numpy as np
 
     ids = sorted(set(table["prompt_id"].to_pylist()))
@@ -197,8 +210,10 @@ def counts_by_scorer(table) -> dict:
     out: dict = {s: {} for s in cols}
     models = table["model"].to_pylist()
     pids = table["prompt_id"].to_pylist()
-    for s, col in cols.items():
-        vals = table[col].to_pylist()
+    verdicts = {s: table[col].to_pylist() for s, col in cols.items()}
+    verdicts.update(extra or {})
+    out.update({s: {} for s in extra or {}})
+    for s, vals in verdicts.items():
         for m in sorted(set(models)):
             n = np.zeros(len(ids), int)
             c = np.zeros(len(ids), int)
@@ -215,7 +230,9 @@ def print_tables(d: Path) -> None:
     from rlvr_boundary.io.rollouts import read_rollouts
 
     t = read_rollouts(d / "rollouts.verified.parquet")
-    res = scorer_sensitivity(counts_by_scorer(t), "base", "rl", ScorerOptions(bootstrap=2000))
+    gold = {x["id"]: x["answer"] for x in map(json.loads, (d / "gold.jsonl").read_text().splitlines())}
+    counts = counts_by_scorer(t, {"exact string": exact_string(t, gold)})
+    res = scorer_sensitivity(counts, "base", "rl", ScorerOptions(bootstrap=2000))
     ks = [1, 2, 4, 8, 16]
     print("| scorer | " + " | ".join(f"base / rl @{k}" for k in ks) + " | k* | price | loss budgets |")
     print("|---|" + "---|" * (len(ks) + 3))
@@ -238,8 +255,9 @@ def print_tables(d: Path) -> None:
     print(f"| all | {x['rows']} | {x['disagree']} ({x['rate']:.1%}) | {x['only_reference']} |"
           f" {x['only_other']} |")
     truth = t["truth"].to_pylist()
-    for s, col in (("math-verify", "correct__math_verify"), ("canonical", "correct__canonical")):
-        v = t[col].to_pylist()
+    for s, v in (("math-verify", t["correct__math_verify"].to_pylist()),
+                 ("canonical", t["correct__canonical"].to_pylist()),
+                 ("exact string", exact_string(t, gold))):
         fa = sum(a and not b for a, b in zip(v, truth))
         fr = sum(b and not a for a, b in zip(v, truth))
         print(f"{s}: false accepts {fa}, false rejects {fr} of {len(v)}")
@@ -249,4 +267,7 @@ def print_tables(d: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], *(int(x) for x in sys.argv[2:]))
+    if len(sys.argv) == 3 and sys.argv[2] == "--tables":  # tables of a graded run only
+        print_tables(Path(sys.argv[1]))
+    else:
+        main(sys.argv[1], *(int(x) for x in sys.argv[2:]))
