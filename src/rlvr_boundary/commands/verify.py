@@ -129,7 +129,8 @@ def _print_limits_and_disagreement(console, summary: dict) -> None:
         cells = [ty, str(next(iter(st.values()))["rows"])]
         for b in others:
             x = st[b]
-            cells += [f"{x['disagree']} ({x['rate']:.1%})", f"{x['only_reference']} / {x['only_other']}"]
+            cells += [f"{x['disagree']} ({x['rate']:.1%})",
+                      f"{x['only_reference']} / {x['only_other']}"]
         table.add_row(*cells)
     console.print(table)
     for ty, per in dis["examples"].items():

@@ -33,7 +33,8 @@ on the whole completion, and why:
   math-verify pick up an intermediate expression when there is no box, and the
   extracted string is what the ``answer`` column and maj@k need anyway;
 - a currency ``\\$``, ``\\!`` and thin-space thousands separators are removed
-  first (and the spaces of ``11,\\! 111,\\! 100``) (math-verify 0.9.0 cannot parse ``\\boxed{\\$18.90}``, three MATH500
+  first, and the spaces of ``11,\\! 111,\\! 100`` (math-verify 0.9.0 cannot
+  parse ``\\boxed{\\$18.90}``, three MATH500
   gold answers are written so, nor reads ``10\\,000`` as ten thousand);
 - math-verify swallows its own timeouts (it logs a warning and answers
   ``False``); we listen to its logger and report ``timeout`` instead of a
