@@ -55,7 +55,15 @@ def main() -> None:
         peer.append(bool(verify(parse(f"${gold}$"), parse(text))))
     t_peer = time.perf_counter() - t0
 
+    from rlvr_boundary.verify.math import grade_math
+
+    canon_opts = MathOptions(backend="canonical")
+    t0 = time.perf_counter()
+    canon = [grade_math(gold, text, canon_opts)["correct"] for gold, text, _ in items]
+    t_canon = time.perf_counter() - t0
+
     agree = sum(ours[i]["correct"] == peer[i] for i in range(len(items))) / len(items)
+    agree_canon = sum(ours[i]["correct"] == canon[i] for i in range(len(items))) / len(items)
     statuses = {}
     for r in ours.values():
         statuses[r["verify_status"]] = statuses.get(r["verify_status"], 0) + 1
@@ -67,7 +75,10 @@ def main() -> None:
     print(f"{'':44s} {'seconds':>8s} {'items/s':>8s}")
     print(f"{'rlvr-boundary TimeoutPool (2 workers)':44s} {t_ours:8.1f} {len(items) / t_ours:8.0f}")
     print(f"{'sequential math_verify parse+verify (peer)':44s} {t_peer:8.1f} {len(items) / t_peer:8.0f}")
-    print(f"speed-up {t_peer / t_ours:.2f}x; verdict agreement {agree:.4f}; statuses {statuses}")
+    print(f"{'canonical backend, in-process, sequential':44s} {t_canon:8.1f} {len(items) / t_canon:8.0f}")
+    print(f"speed-up {t_peer / t_ours:.2f}x; verdict agreement {agree:.4f} (peer), "
+          f"{agree_canon:.4f} (canonical); statuses {statuses}; "
+          f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":  # required: the pool's forkserver re-imports this module

@@ -183,6 +183,101 @@ rows.append({"category": "fallback", "gold": "5", "expected": False,
 rows.append({"category": "multi_boxed", "gold": "4", "expected": True,
              "completion": "We get \\boxed{3 and then, no. Recomputing: \\boxed{4}."})
 
+# ----------------------------------------------------------------------------- MATH500 answer types
+# For every answer type of MATH500's gold answers (real gold strings, MIT licence, see
+# examples/data/math500/README.md): the gold, an equivalent form written differently, and a
+# near miss. The completion wraps the answer in a box, a sign-off or an answer phrase in turn.
+WRAPS = (
+    lambda a: f"Computing carefully, we get \\boxed{{{a}}}.",
+    lambda a: f"Final Answer: The final answer is ${a}$. I hope it is correct.",
+    lambda a: f"All cases checked.\n**Answer:** ${a}$",
+    lambda a: f"So the answer is ${a}$.",
+)
+TYPED = {
+    "integer": [("10,\\!080", "10080", "10081"), ("11,\\! 111,\\! 111,\\! 100", "11111111100",
+                                                   "11111111101"),
+                ("27648", "27,648", "27684"), ("-128", "-2^{7}", "128")],
+    "decimal": [(".0000672", "6.72\\times10^{-5}", "0.000672"), (".35625", "0.35625", "0.3562"),
+                ("326.5", "\\frac{653}{2}", "326"), ("0.15", "\\frac{3}{20}", "0.015"),
+                ("3.21", "3.210", "3.12")],
+    "fraction": [("\\frac 34", "0.75", "\\frac43"), ("\\frac9{19}", "\\dfrac{9}{19}", "\\frac{9}{91}"),
+                 ("-\\frac{24}{25}", "-0.96", "\\frac{24}{25}"),
+                 ("\\frac{448}{15625}", "0.028672", "0.0287"),
+                 ("\\dfrac{33}{100}", "0.33", "\\frac{1}{3}")],
+    "mixed_number": [("1\\frac{4}{5}", "1.8", "\\frac{4}{5}"), ("137 \\frac{1}{2}", "137.5", "68.5"),
+                     ("1\\frac{4}{5}", "\\frac{9}{5}", "1.45"),
+                     ("137 \\frac{1}{2}", "\\frac{275}{2}", "137\\frac{1}{3}")],
+    "radical": [("11 \\sqrt{5} + 11", "11+11\\sqrt5", "11\\sqrt{5}-11"),
+                ("2\\sqrt{113}", "\\sqrt{452}", "\\sqrt{226}"),
+                ("\\frac{\\sqrt{3}}{3}", "\\frac{1}{\\sqrt3}", "\\sqrt3"),
+                ("11\\sqrt2", "\\sqrt{242}", "11\\sqrt3")],
+    "pi": [("12\\pi", "12 \\pi", "12"), ("\\frac{20000}{\\pi}", "20000/\\pi", "20000\\pi"),
+           ("18+2\\pi", "2\\pi+18", "18+\\pi"), ("-\\frac{\\pi}{6}", "-\\frac{1}{6}\\pi",
+                                                 "\\frac{\\pi}{6}")],
+    "interval": [("(-\\infty, 0]", "(-\\infty,0]", "(-\\infty,0)"),
+                 ("(-\\infty, 2) \\cup (3, \\infty)", "(-\\infty,2)\\cup(3,\\infty)",
+                  "(-\\infty,2]\\cup(3,\\infty)"),
+                 ("x \\in [-2,7]", "[-2,7]", "[-2,7)"),
+                 ("\\left(\\frac{3}{5},\\frac{8}{3}\\right]", "(0.6, \\frac{8}{3}]",
+                  "(\\frac{3}{5},\\frac{8}{3})")],
+    "set_tuple": [("(15,-29)", "(15, -29)", "(-29,15)"), ("3, 5, 7", "3,5,7", "3, 5"),
+                  ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3,\\frac{\\pi}{2})", "(3,\\pi)"),
+                  ("(1,-16,-4,43)", "(1, -16, -4, 43)", "(1,-16,4,43)")],
+    "matrix": [("\\begin{pmatrix} 1/5 \\\\ -18/5 \\end{pmatrix}",
+                "\\begin{pmatrix} 0.2 \\\\ -3.6 \\end{pmatrix}",
+                "\\begin{pmatrix} 1/5 \\\\ 18/5 \\end{pmatrix}"),
+               ("\\begin{pmatrix} -1 & 0 \\\\ 0 & -1 \\end{pmatrix}",
+                "\\begin{bmatrix}-1&0\\\\0&-1\\end{bmatrix}",
+                "\\begin{pmatrix} 1 & 0 \\\\ 0 & 1 \\end{pmatrix}")],
+    "degree": [("106^\\circ", "106", "107^\\circ"),
+               ("\\frac{270}7\\text{ degrees}", "\\frac{270}{7}", "38.57")],
+    "units": [("15\\mbox{ cm}^2", "15", "16"), ("5.4 \\text{ cents}", "5.4", "54"),
+              ("\\$18.90", "18.90", "\\$19.80"), ("864 \\mbox{ inches}^2", "864", "846")],
+    "percent": [("25\\%", "25", "26\\%"), ("12.5\\%", "12.5", "1.25\\%")],
+    "base_n": [("1011_2", "1011_{2}", "1101_2"), ("2516_8", "2516_{8}", "2561_8"),
+               ("4210_{5}", "4210_5", "4201_5")],
+    "pm": [("1 \\pm \\sqrt{19}", "1\\pm\\sqrt{19}", "1+\\sqrt{19}"),
+           ("3 \\pm 2 \\sqrt{2}", "3\\pm2\\sqrt2", "3+2\\sqrt2")],
+    "equation": [("y = 2x + 3", "y=3+2x", "y=2x-3"),
+                 ("5x - 7y + 11z + 4 = 0", "5x-7y+11z+4=0", "5x - 7y + 11z - 4 = 0"),
+                 ("x=5", "5", "x=6"), ("y = -2x", "y=-2x", "y=2x")],
+    "text": [("\\text{Evelyn}", "\\text{Evelyn}", "\\text{Navin}"),
+             ("\\text{(C)}", "\\text{(C)}", "\\text{(B)}"),
+             ("\\text{even}", "\\text{ even}", "\\text{odd}")],
+    "complex": [("-2 + 7i", "-2+7i", "-2-7i"), ("1 - 12i", "1-12i", "12i-1")],
+    "expression": [("8n^2 + 4n + 1", "8n^2+4n+1", "8n^2+4n-1"),
+                   ("(a+5)(b+2)", "ab+2a+5b+10", "(a+2)(b+5)"),
+                   ("\\cot x", "\\frac{\\cos x}{\\sin x}", "\\tan x"), ("2k+2", "2(k+1)", "2k+1")],
+}
+w = 0
+for ty, triples in TYPED.items():
+    for gold, same, near in triples:
+        for ans, ok in ((same, True), (near, False)):
+            rows.append({"category": f"math500_{ty}", "gold": gold, "completion": WRAPS[w % 4](ans),
+                         "expected": ok})
+            w += 1
+
+# False accepts reported against math-verify (Math-Verify issues 14 and 60 on GitHub) and
+# one-side equation comparisons: every one must be rejected.
+for gold, ans in [("\\frac{1}{2004!}", "\\frac{1}{2006!}"), ("\\frac{1}{2^{99}}", "\\frac{1}{2^{98}}"),
+                  ("\\frac{2^{2005}+1}{3 \\cdot 2^{2006}}", "\\frac{1}{3 \\cdot 2^{2006}}"),
+                  ("\\pm 2021", "2021"), ("2021", "\\pm 2021"), ("x+y=5", "5"), ("5", "2x=5"),
+                  ("5", "x+y=5"), ("3x-y+13=0", "3x+4y+14=0"), ("204_5", "204_6"),
+                  ("10000000", "10000001"), ("1 - \\frac{1}{e}", "1 + \\frac{1}{e}"),
+                  ("n=2, 3, 4", "n=1, 2, 3"), ("y=2x+3", "x=2x+3"), ("x=5", "y=5")]:
+    add("known_false_positive", gold, ans, False)
+
+# Whole answers after sign-offs and phrases (decimals, signs, mixed numbers).
+for gold, text, ok in [
+        ("4.6667", "The answer is 4.6667", True), ("\\frac{14}{3}", "The answer is 4.6667", False),
+        ("\\frac{1}{4}", "Final Answer: The final answer is $0.25$. I hope it is correct.", True),
+        ("0", "Final Answer: The final answer is $0.25$. I hope it is correct.", False),
+        ("1.8", "Final Answer: The final answer is $1\\frac{4}{5}$. I hope it is correct.", True),
+        ("-\\frac{3}{4}", "so the answer is -3/4.", True), ("\\frac{3}{4}", "so the answer is -3/4.", False),
+        ("137.5", "Answer: 137 \\frac{1}{2}", True), ("68.5", "Answer: 137 \\frac{1}{2}", False),
+        ("1000000", "The answer is: 1,000,000.", True), ("2.5", "We find x = 2.5 in the end", True)]:
+    rows.append({"category": "sign_off", "gold": gold, "completion": text, "expected": ok})
+
 if __name__ == "__main__":
     out = Path(__file__).with_name("grading_corpus.jsonl")
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

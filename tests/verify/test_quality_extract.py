@@ -163,6 +163,76 @@ def test_extraction_minerva_sign_off_and_dollar_boxes():
     assert extract_answer(r"The answer is $\boxed{5}$.") == ("5", "boxed")
 
 
+@pytest.mark.parametrize("text, want", [
+    ("The answer is 4.6667", "4.6667"),
+    ("Final Answer: The final answer is $0.25$. I hope it is correct.", "0.25"),
+    ("Final Answer: The final answer is 0.25. I hope it is correct.", "0.25"),
+    ("The final answer is $-\\frac{3}{4}$.", "-\\frac{3}{4}"),
+    ("so the answer is -3/4.", "-3/4"),
+    ("**Answer:** $1\\frac{4}{5}$", "1\\frac{4}{5}"),
+    ("Answer: 137 \\frac{1}{2}", "137 \\frac{1}{2}"),
+    ("The answer is \\(2\\sqrt{3}\\).", "2\\sqrt{3}"),
+    ("The answer is $$x^2+1$$", "x^2+1"),
+    ("Therefore, the answer is $\\frac{1}{2}$, since 2x = 1.", "\\frac{1}{2}"),
+    ("The answer is 12. Then we check it.", "12"),
+    ("The answer is: 1,000,000.", "1,000,000"),
+    ("First the answer is 3. Wait. The answer is 5.", "5"),
+    ("Answer: 0.5 because half of one is that", "0.5"),
+    ("Final Answer: The final answer is $\\$32,\\!348$. I hope it is correct.", "\\$32,\\!348"),
+    ("So the answer is then $\\$36$ for both.", "\\$36"),
+])
+def test_answer_phrases_take_the_whole_answer(text, want):
+    assert extract_answer(text) == (want, "answer_is")
+
+
+def test_last_number_keeps_decimals_signs_and_thousands():
+    assert extract_answer("we get -2.75 in the end") == ("-2.75", "last_number")
+    assert extract_answer("a total of 1,000 dollars") == ("1000", "last_number")
+    assert extract_answer("the point (3,4)")[0] == "4"  # not "34"
+    assert extract_answer("so 3/8 remain") == ("3/8", "last_number")
+
+
+def test_extraction_order_is_configurable():
+    text = "I think \\boxed{3}. The answer is 4."
+    assert extract_answer(text)[0] == "3"
+    assert extract_answer(text, ExtractOptions(fallbacks=("answer_is", "boxed"))) == ("4", "answer_is")
+    assert extract_answer("The answer is 4.", ExtractOptions(fallbacks=("last_number",))) == \
+        ("4", "last_number")
+    with pytest.raises(ValueError, match="unknown extraction"):
+        ExtractOptions(fallbacks=())
+
+
+@pytest.mark.parametrize("mixed, value, product", [
+    ("1\\frac{4}{5}", "1.8", "\\frac{4}{5}"), ("137 \\frac{1}{2}", "137.5", "68.5"),
+    ("-2\\frac13", "-7/3", "-2/3"), ("3\\frac{1}{4}", "\\frac{13}{4}", "0.75"),
+])
+def test_mixed_numbers_are_their_sum(mixed, value, product):
+    from rlvr_boundary.verify.canonical import answers_match
+
+    assert canonical_answer(mixed) == canonical_answer(value)
+    assert answers_match(value, mixed) and not answers_match(product, mixed)
+
+
+@pytest.mark.parametrize("s", ["2\\frac{5}{3}", "1\\frac{1}{2}+1", "(2\\frac{1}{2})^{2}"])
+def test_integer_before_a_fraction_elsewhere_is_not_evaluated(s):
+    from rlvr_boundary.verify.canonical import exact_value
+
+    assert exact_value(s) is None  # a sum or a product? neither is guessed
+
+
+def test_no_tolerance_merges_different_numbers():
+    from rlvr_boundary.verify.canonical import answers_match
+
+    assert not answers_match("10000001", "10000000")
+    assert not answers_match("11111111101", "11,\\! 111,\\! 111,\\! 100")
+    assert answers_match("0.333333", "\\frac13") and answers_match("0.3333333", "\\frac13")
+    assert not answers_match("0.33", "\\frac13") and not answers_match("0.333", "\\frac13")
+    assert not answers_match("0.1234568", "0.1234567")  # an exact decimal gold: exact only
+    assert not answers_match("0.1250001", "\\frac18")
+    assert not answers_match("\\frac{1}{2006!}", "\\frac{1}{2004!}")
+    assert not answers_match("2^{-99}", "2^{-98}")
+
+
 # ----------------------------------------------------------------------------- exact canonical values
 
 

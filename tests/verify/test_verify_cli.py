@@ -143,7 +143,7 @@ def test_math500_solutions_end_to_end_into_one_parquet_file(tmp_path, capsys):
     assert main(["verify", str(src), "--gold", str(gold), "--out", str(out),
                  "--backend", "canonical", "--workers", "2", "--json", str(res)]) == 0
     assert "1000 samples" in capsys.readouterr().out
-    assert not (tmp_path / "graded.parquet.parts").exists()
+    assert not (tmp_path / ".graded.parquet.parts").exists()
     counts = reduce_counts(out)
     assert int(counts["ref"].c.sum()) == n
     assert int(counts["shifted"].c.sum()) == 3       # neighbours with equal answers (5 / x=5, 7, 3)
@@ -206,7 +206,7 @@ def test_single_file_output_resumes_from_its_parts(tmp_path):
     gold = tmp_path / "gold.jsonl"
     gold.write_text("".join(json.dumps({"id": f"p{p}", "answer": str(p)}) + "\n" for p in range(6)))
     opts = VerifyOptions(batch_rows=5, workers=1, math=MathOptions(backend="canonical"))
-    parts = tmp_path / "g.parquet.parts"
+    parts = tmp_path / ".g.parquet.parts"
     verify_table(src, gold, parts, opts)  # as if a single-file run had been killed at the end
     (parts / "part-000002.parquet").unlink()
     (parts / "_COMPLETE").unlink()

@@ -3,7 +3,8 @@
 - :mod:`.quality`: output-quality flags (pure Python; also used by the report and RFT).
 - :mod:`.extract`: final-answer extraction (last box, configurable fallbacks).
 - :mod:`.canonical`: canonical answer strings (exact rational/surd arithmetic) for classes.
-- :mod:`.math`: math grading with math-verify (pinned) or the canonical fallback.
+- :mod:`.math`: math grading with math-verify (pinned, the default) or, by choice, the
+  canonical backend; several backends in one pass for scorer sensitivity.
 - :mod:`.pool`: worker processes with a hard timeout per item, JSON over the pipe.
 - :mod:`.code` / :mod:`.sandbox`: code tests in a contained subprocess.
 - :mod:`.run`: the ``rlvr-boundary verify`` job (resumable, sharded).

@@ -10,7 +10,11 @@ or to code tests. Output: the same rows plus ``answer`` (math), ``correct``,
 Every input batch becomes one shard, written atomically, so a killed run
 resumes where it stopped (finished shards are skipped) and never duplicates or
 loses rows. A single-file output is assembled atomically from its shards
-(kept in ``OUT.parts/`` until then) once every batch is graded. The manifest
+(kept in the hidden ``.OUT.parts/`` beside it until then) once every batch is
+graded; a rerun on a finished output grades nothing and returns its stored
+summary. With several math backends (``MathOptions.also``) every verdict is
+stored (``correct__<backend>``, ``verify_status__<backend>``) and the summary
+gives each backend's total and the disagreement rate by answer type. The manifest
 records the verifier, its version and configuration; resuming with a different
 verifier, gold file, input or batching is refused.
 
@@ -34,7 +38,14 @@ from pathlib import Path
 import pyarrow as pa
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.verify.math import MathOptions, as_text, backend_name, options_to_json
+from rlvr_boundary.verify.math import (
+    KNOWN_LIMITS,
+    MathOptions,
+    as_text,
+    backend_label,
+    backend_name,
+    options_to_json,
+)
 from rlvr_boundary.verify.quality import quality_flags
 from rlvr_boundary.verify.sandbox import SandboxOptions
 
@@ -146,13 +157,24 @@ def count_rows(src: Path) -> int | None:
         return None  # the reader will say what is wrong
 
 
+def backend_column(backend: str) -> str:
+    """Column suffix of a backend: 'math-verify' -> 'math_verify'."""
+    return backend.replace("-", "_")
+
+
 def verifier_record(opts: VerifyOptions) -> dict:
     """Name, version and configuration of the verifier (for the manifest)."""
     if opts.task == "math":
-        return {"task": "math", "name": backend_name(opts.math), "timeout": opts.timeout,
-                "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
-                "float_rounding": opts.math.float_rounding,
-                "inner_timeout": opts.math.inner_timeout}
+        rec = {"task": "math", "name": backend_name(opts.math), "timeout": opts.timeout,
+               "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
+               "float_rounding": opts.math.float_rounding,
+               "inner_timeout": opts.math.inner_timeout,
+               "known_limits": {b: KNOWN_LIMITS[b] for b in opts.math.backends}}
+        if opts.math.backend == "math-verify":
+            rec["guards"] = opts.math.guards
+        if opts.math.also:
+            rec["also"] = [backend_label(b) for b in opts.math.also]
+        return rec
     from rlvr_boundary.verify.sandbox import isolation_status, public_url
 
     sb = {**opts.sandbox.__dict__, "timeout": opts.timeout}
@@ -186,9 +208,13 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     -------
     dict
         ``rows``, ``correct``, ``statuses`` (status -> rows), ``verifier``,
-        ``seconds``.
+        ``seconds``, ``known_limits`` (math); with several backends
+        ``backends`` (backend -> label and correct rows) and ``disagreement``
+        (:func:`rlvr_boundary.analysis.scorers.disagreement_by_type`);
+        ``already_complete`` is True when ``out`` was finished before and
+        nothing was graded.
     """
-    from rlvr_boundary.io.rollouts import iter_rollout_batches, sha256_of, table_columns
+    from rlvr_boundary.io.rollouts import sha256_of, table_columns
     from rlvr_boundary.io.store import ShardedWriter
 
     t_start = time.monotonic()
@@ -207,7 +233,7 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
     if single and out.name.endswith(".jsonl.gz"):
         raise InputError("write JSONL uncompressed or Parquet", path=out)
-    shard_dir = out.with_name(out.name + ".parts") if single else out
+    shard_dir = parts_dir(out) if single else out
     _refuse_overwrite(src, gold_path, out, shard_dir)
     if opts.task == "code":
         from rlvr_boundary.verify.sandbox import require_isolation
@@ -217,6 +243,9 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     manifest = {"verifier": verifier, "text_field": text_field,
                 "input_sha256": sha256_of(src), "gold_sha256": sha256_of(gold_path),
                 "batch_rows": opts.batch_rows}
+    finished = _finished_summary(out, single, manifest)
+    if finished is not None:
+        return {**finished, "already_complete": True}
     # Shards are keyed by batch number: resuming is only sound with the same input,
     # the same batching and the same verifier.
     existed = shard_dir.exists()
@@ -237,13 +266,8 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
             if not existed:
                 shutil.rmtree(shard_dir, ignore_errors=True)
         raise
-    statuses: Counter = Counter()
-    n_correct = 0
-    for t in iter_rollout_batches(shard_dir, ["verify_status", "correct"]):
-        statuses.update(t.column("verify_status").to_pylist())
-        n_correct += sum(t.column("correct").to_pylist())
-    summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
-               "verifier": verifier["name"], "seconds": round(time.monotonic() - t_start, 3)}
+    summary = _summary(shard_dir, opts, verifier, gold)
+    summary["seconds"] = round(time.monotonic() - t_start, 3)
     if opts.task == "code":  # what protected the runs, also in the result file
         summary["isolation"] = {k: verifier[k] for k in ("isolation", "cgroup", "uid", "url",
                                                          "unsafe_no_isolation")}
@@ -293,6 +317,82 @@ def _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progres
             writer.write(key, _with_results(batch, results, texts, prompts, opts))
 
 
+_RESUME_KEYS = ("verifier", "text_field", "input_sha256", "gold_sha256", "batch_rows")
+
+
+def parts_dir(out: Path) -> Path:
+    """The hidden shard folder of a single-file output: ``.NAME.parts`` beside it."""
+    return out.with_name(f".{out.name}.parts")
+
+
+def _finished_summary(out: Path, single: bool, manifest: dict) -> dict | None:
+    """The stored summary when ``out`` is a finished run of the same job, else None."""
+    import json
+
+    from rlvr_boundary.io.rollouts import read_manifest
+
+    if single:
+        if not out.exists():
+            return None
+        old = read_manifest(out) if out.is_file() else None
+        if not old or "verify_summary" not in old:
+            raise InputError("the output exists and is not a finished verify output; "
+                             "choose another --out or remove it", path=out)
+        stored = old["verify_summary"]
+    else:
+        done = out / "_COMPLETE"
+        if not done.is_file() or not (out / "manifest.json").is_file():
+            return None
+        old = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        stored = json.loads(done.read_text(encoding="utf-8") or "{}")
+    from rlvr_boundary.io.results import to_jsonable
+
+    now = to_jsonable(manifest)
+    diff = [k for k in _RESUME_KEYS if old.get(k) != now.get(k)]
+    if diff and single:
+        raise InputError(f"the output exists and was made with different {diff}; choose "
+                         "another --out or remove it", path=out)
+    return None if diff else stored  # a directory: the writer refuses it with the reason
+
+
+def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -> dict:
+    """Statuses and totals of the finished shards; per-backend totals and disagreement."""
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    statuses: Counter = Counter()
+    n_correct = 0
+    backends = opts.math.backends if opts.task == "math" and opts.math.also else ()
+    cols = [f"correct__{backend_column(b)}" for b in backends]
+    verdicts: dict = {b: [] for b in backends}
+    types, examples = [], []
+    extra = ["prompt_id", "answer", "model", "sample_idx"] if backends else []
+    for t in iter_rollout_batches(shard_dir, ["verify_status", "correct", *cols, *extra]):
+        statuses.update(t.column("verify_status").to_pylist())
+        n_correct += sum(t.column("correct").to_pylist())
+        for b, c in zip(backends, cols):
+            verdicts[b].extend(bool(x) for x in t.column(c).to_pylist())
+        if backends:
+            from rlvr_boundary.verify.canonical import answer_type
+
+            for pid, ans, m, i in zip(*(t.column(x).to_pylist() for x in extra)):
+                types.append(answer_type(gold[pid]))
+                examples.append({"prompt_id": pid, "model": m, "sample_idx": i,
+                                 "gold": gold[pid], "answer": ans})
+    summary = {"rows": sum(statuses.values()), "correct": n_correct, "statuses": dict(statuses),
+               "verifier": verifier["name"]}
+    if opts.task == "math":
+        summary["known_limits"] = verifier["known_limits"]
+    if backends:
+        from rlvr_boundary.analysis.scorers import disagreement_by_type
+
+        summary["backends"] = {b: {"label": backend_label(b), "correct": sum(verdicts[b])}
+                               for b in backends}
+        summary["disagreement"] = disagreement_by_type(types, verdicts,
+                                                       reference=opts.math.backend,
+                                                       examples=examples)
+    return summary
+
+
 def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or \
             pa.types.is_null(col.type):
@@ -327,7 +427,7 @@ class _Grader:
             from rlvr_boundary.verify.pool import TimeoutPool
 
             preload = ["rlvr_boundary.verify.math"]
-            if backend_name(self.opts.math).startswith("math-verify"):
+            if "math-verify" in self.opts.math.backends:
                 preload += ["math_verify", "sympy"]
             from rlvr_boundary.verify.math import grade_math_job
 
@@ -383,6 +483,14 @@ def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
     }
     if opts.task == "math":
         new["answer"] = pa.array([r["answer"] for r in results], pa.string())
+        if opts.math.also:  # every backend's verdict, the primary one included
+            for b in opts.math.backends:
+                got = [r if b == opts.math.backend else (r.get("also") or {}).get(b) or
+                       {"correct": False, "verify_status": r["verify_status"]} for r in results]
+                new[f"correct__{backend_column(b)}"] = pa.array([g["correct"] for g in got],
+                                                                 pa.bool_())
+                new[f"verify_status__{backend_column(b)}"] = pa.array(
+                    [g["verify_status"] for g in got], pa.string())
     # A missing completion has no flags (null), not the flags of an empty string.
     flags = [None if t is None else quality_flags(as_text(t), prompts[i] if prompts else None)
              for i, t in enumerate(texts)]
