@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 from rlvr_boundary.analysis.audit import ReportOptions, build_audit, step_of
+from rlvr_boundary.analysis.pairwise import CompareOptions
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.counts import align
 from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts
@@ -35,13 +36,14 @@ def test_example_report_under_30_seconds(tmp_path, capsys):
     t0 = time.perf_counter()
     assert main(["report", "--example", "--out", str(out)]) == 0
     assert time.perf_counter() - t0 < 30
-    text = " ".join(capsys.readouterr().out.split())  # undo terminal wrapping
-    assert "gains up to k = 10; loses from k = 61" in text and "price 1.98 points at k = 128" in text
+    text = capsys.readouterr().out
+    assert "RL helps up to k = 10 and hurts from k = 61." in text
+    assert "is 1.98 points at k = 128" in text
     page = out.read_text()
     for sid, _ in SECTIONS:
         assert f'<section id="{sid}">' in page
     data = json.loads(out.with_suffix(".json").read_text())
-    assert data["kind"] == "report" and data["options"]["bootstrap"] == 4000
+    assert data["kind"] == "report" and data["options"]["compare"]["bootstrap"] == 4000
     # Coverage and support agree: P + S = base solved, P + E = RL solved (SPEC section 2).
     base, rl = data["base"], data["checkpoints"][0]
     s = data["support"]["problem"][rl]
@@ -146,7 +148,7 @@ def test_build_audit_two_models_by_hand():
     ids = ["a", "b", "c", "d"]
     base = Counts("base", ids, [4, 4, 4, 4], [4, 0, 2, 1])
     rl = Counts("rl", ids, [4, 4, 4, 4], [4, 1, 0, 4])
-    a = build_audit(align([base, rl]), ReportOptions(bootstrap=200), base="base")
+    a = build_audit(align([base, rl]), ReportOptions(compare=CompareOptions(bootstrap=200)), base="base")
     # solved at K = 4 means c >= 1: base {a, c, d}, rl {a, b, d}
     assert a["coverage"]["table_2x2"]["rl"] == {"both": 2, "base_only": 1, "rl_only": 1,
                                                 "neither": 0}

@@ -8,21 +8,27 @@ a JSON-ready payload; reading files and printing live in the CLI verb.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
-from rlvr_boundary.io.counts import Aligned
+from rlvr_boundary.errors import InputError
 
 
 @dataclass
 class CompareOptions:
-    """Options of a base-vs-RL comparison (recorded in every result file)."""
+    """Options of a base-vs-RL comparison (``rlvr-boundary compare``; recorded in every result).
+
+    Validated once here; ``grid`` is derived from ``ks``. The input fields
+    (format, labels, adapter choices) say how the files were read, so a result
+    records everything needed to reproduce it.
+    """
 
     ks: str | None = None
-    """Budget grid, e.g. "1-128" or "1,2,4,8"; default every k from 1 to the smallest n."""
+    """Budget grid, e.g. "1-128", "1,2,4,8" or "pow2"; default every k from 1 to the smallest n."""
     bootstrap: int = 4000
     """Gaussian multipliers for the simultaneous band, and paired-bootstrap resamples."""
     alpha: float = 0.05
@@ -35,16 +41,45 @@ class CompareOptions:
     """Compare on the common prompts when the models' prompt sets differ (else an error)."""
     format: str = "auto"
     """Input format name, or auto-detection."""
+    labels: dict = field(default_factory=dict)
+    """Model label of single-model input files, ``{path: label}``."""
+    lm_eval_filter: str | None = None
+    """lm-evaluation-harness filter to read (default: the first non-majority filter)."""
+    lm_eval_metric: str | None = None
+    """lm-evaluation-harness per-document metric (default: the first verdict-like one)."""
+    lighteval_metric: str | None = None
+    """lighteval metric (default: a sampling metric such as avg@n, else a 0/1 match)."""
+    verl_step: int | None = None
+    """verl validation step to read from a directory of dumps (default: every step)."""
+    grid: list | str | None = field(init=False, default=None)
+    """Derived: the parsed ``ks`` (a sorted list, "pow2", or None for 1..n)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) \
+                or self.bootstrap < 2:
+            raise InputError(f"--bootstrap must be an integer >= 2, got {self.bootstrap!r}")
+        if not 0 < self.alpha < 1:
+            raise InputError(f"--alpha must lie strictly between 0 and 1, got {self.alpha!r}")
+        if self.K_se is not None and self.K_se < 1:
+            raise InputError(f"--K-se must be >= 1, got {self.K_se!r}")
+        if self.verl_step is not None and self.verl_step < 0:
+            raise InputError(f"--verl-step must be >= 0, got {self.verl_step!r}")
+        self.labels = dict(self.labels or {})
+        self.grid = parse_grid(self.ks)
+
+    def adapter_choices(self) -> dict[str, dict]:
+        """Keyword arguments of each adapter's ``read``, by format name."""
+        return {"lm-eval": {"filter": self.lm_eval_filter, "metric": self.lm_eval_metric},
+                "lighteval": {"metric": self.lighteval_metric},
+                "verl": {"step": self.verl_step}}
 
 
-def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
-    """Parse a budget grid: "1-128", "1,2,4,8", "1-16,32,64", or "pow2" (1, 2, 4, ... <= n)."""
-    from rlvr_boundary.errors import InputError
-
+def parse_grid(spec: str | None) -> list | str | None:
+    """Parse a budget grid spec: "1-128", "1,2,4,8", "1-16,32,64", "pow2", or None (1..n)."""
     if spec is None or spec == "":
-        return np.arange(1, n_min + 1)
+        return None
     if spec == "pow2":
-        return 2 ** np.arange(int(np.log2(n_min)) + 1)
+        return "pow2"
     ks: set[int] = set()
     try:
         for part in spec.split(","):
@@ -57,18 +92,34 @@ def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
             else:
                 ks.add(int(part))
     except ValueError:
-        raise InputError(f"cannot parse budget grid {spec!r}; use e.g. 1-128 or 1,2,4,8",
-                         field="ks") from None
-    arr = np.array(sorted(ks))
-    if arr.size == 0 or arr[0] < 1:
-        raise InputError("budgets must be integers >= 1", field="ks")
+        raise InputError(f"--ks: cannot parse the budget grid {spec!r}; use e.g. 1-128, "
+                         "1,2,4,8 or pow2") from None
+    out = sorted(ks)
+    if not out or out[0] < 1:
+        raise InputError(f"--ks: budgets must be integers >= 1, got {spec!r}")
+    return out
+
+
+def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:
+    """The budget grid on data whose smallest sample count is ``n_min``.
+
+    ``spec`` is a grid spec string or an already parsed grid (:func:`parse_grid`).
+    k > n_min is refused: pass@k has no unbiased estimate for k > n.
+    """
+    grid = spec if not isinstance(spec, str) or spec == "pow2" else parse_grid(spec)
+    if grid is None:
+        return np.arange(1, n_min + 1)
+    if grid == "pow2":
+        return 2 ** np.arange(int(np.log2(n_min)) + 1)
+    arr = np.array(grid)
     if arr[-1] > n_min:
         raise InputError(f"k = {arr[-1]} exceeds the smallest number of samples n = {n_min}: "
-                         "pass@k has no unbiased estimate for k > n", field="ks")
+                         "pass@k has no unbiased estimate for k > n (choose a smaller --ks)")
     return arr
 
 
-def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) -> dict:
+def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, *,
+                    curves: dict | None = None) -> dict:
     """Every number of the pairwise comparison, as a JSON-ready dict.
 
     Parameters
@@ -79,14 +130,27 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         Labels of the base and the trained model in ``aligned.models``.
     opts
         Options.
+    curves
+        Optional ``{label: (P, K) per-prompt pass@k}`` already computed on this
+        grid (the audit computes the base's once for every checkpoint).
+
+    Returns
+    -------
+    dict
+        JSON-ready payload. ``degenerate`` marks, per budget, a difference with
+        no variance over prompts (every prompt solved, or none, by both): no band
+        is drawn there and the budget is a tie, not a gain or a loss.
     """
     ib, ir = aligned.models.index(base), aligned.models.index(rl)
     nb, cb = aligned.n[ib], aligned.c[ib]  # (P,)
     nr, cr = aligned.n[ir], aligned.c[ir]  # (P,)
     n_min = int(min(nb.min(), nr.min()))
-    ks = parse_ks(opts.ks, n_min)
-    pb = pass_at_k(nb, cb, ks)  # (P, K)
-    pr = pass_at_k(nr, cr, ks)  # (P, K)
+    ks = parse_ks(opts.grid, n_min)
+    # Reuse given curves only when they are on this grid (a pair's smallest n may
+    # exceed the audit's, and with it the default grid).
+    curves = {m: v for m, v in (curves or {}).items() if v.shape[1] == ks.size}
+    pb = curves[base] if base in curves else pass_at_k(nb, cb, ks)  # (P, K)
+    pr = curves[rl] if rl in curves else pass_at_k(nr, cr, ks)  # (P, K)
     diff = cc.paired_difference(pr, pb)  # (K,)
     crossings = cc.grid_crossings(ks, diff)
     bound = cc.crossing_bound(cb / nb, cr / nr)
@@ -123,13 +187,20 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
     else:
         result["delta_se"] = None
         result["delta_se_K"] = None
+    contrib = pr - pb  # (P, K) per-prompt differences
+    # A budget with no spread of the per-prompt differences (every prompt solved, or
+    # none, by both models) has no uncertainty to draw: it is marked, and its band is
+    # the point D(k) itself (a tie when D(k) = 0), not the [-1, 1] placeholder.
+    degenerate = np.ptp(contrib, axis=0) <= 1e-12  # (K,)
+    result["degenerate"] = degenerate
     if nb.size >= 2:
-        band = cc.simultaneous_band(pr - pb, n_multipliers=opts.bootstrap, alpha=opts.alpha,
+        band = cc.simultaneous_band(contrib, n_multipliers=opts.bootstrap, alpha=opts.alpha,
                                     seed=opts.seed)
-        cls = cc.classify_budgets(ks, band["lower"], band["upper"])
-        result["band"] = {"lower": band["lower"], "upper": band["upper"], "se": band["se"],
+        lower, upper = np.array(band["lower"], float), np.array(band["upper"], float)
+        lower[degenerate] = upper[degenerate] = diff[degenerate]
+        cls = cc.classify_budgets(ks, lower, upper)
+        result["band"] = {"lower": lower, "upper": upper, "se": band["se"],
                           "critical_value": band["critical_value"],
-                          "degenerate_budgets": ks[band["degenerate"]].tolist(),
                           "method": "Gaussian-multiplier sup-t simultaneous band over ks, "
                                     "prompts as the sampling unit",
                           "level": 1 - opts.alpha}
@@ -144,6 +215,13 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
     else:
         result.update({"band": None, "gain_budgets": [], "loss_budgets": [],
                        "inconclusive_budgets": ks.tolist(), "first_loss_set": None})
+    gains = set(result["gain_budgets"])
+    losses = set(result["loss_budgets"])
+    # Per budget: supported gain, supported loss, tie (no spread, D = 0) or inconclusive.
+    result["verdict_per_k"] = [
+        "gain" if k in gains else "loss" if k in losses
+        else "tie" if deg and abs(d) <= 1e-12 else "inconclusive"
+        for k, d, deg in zip(ks.tolist(), diff.tolist(), degenerate.tolist())]
     # Within-prompt (sampling) standard error of each mean curve where n >= 2k.
     within = {}
     for label, n_, c_ in ((base, nb, cb), (rl, nr, cr)):
@@ -174,40 +252,3 @@ def gain_run_end(res: dict) -> int | None:
             break
         end = k
     return end
-
-
-def format_ranges(ks: list[int], dash: str = "-") -> str:
-    """Compress a budget list into ranges: [1, 2, 3, 7] -> '1-3, 7' ('none' if empty)."""
-    if not ks:
-        return "none"
-    out, start, prev = [], ks[0], ks[0]
-    for k in [*ks[1:], None]:
-        if k is not None and k == prev + 1:
-            prev = k
-            continue
-        out.append(str(start) if start == prev else f"{start}{dash}{prev}")
-        if k is not None:
-            start = prev = k
-    return ", ".join(out)
-
-
-def verdict(res: dict) -> str:
-    """One plain-words sentence summarising a comparison result."""
-    base, rl = res["models"]["base"], res["models"]["rl"]
-    parts = []
-    d1 = res["diff"][0]
-    parts.append(f"{rl} {'gains' if d1 > 0 else 'loses'} {abs(d1) * 100:.2f} points of pass@1 "
-                 f"over {base}")
-    losses = res.get("loss_budgets") or []
-    run_end = gain_run_end(res)
-    if run_end is not None:
-        parts.append(f"the gain is supported up to k = {run_end}")
-    if losses:
-        parts.append(f"a loss is supported from k = {losses[0]}")
-    if res["k_star"] is not None:
-        parts.append(f"the curves cross at k* = {res['k_star']}")
-    else:
-        parts.append("the difference never turns negative on the grid")
-    if res["price"] > 0:
-        parts.append(f"price {res['price'] * 100:.2f} points at k = {res['price_k']}")
-    return "; ".join(parts) + "."

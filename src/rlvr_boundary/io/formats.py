@@ -32,14 +32,22 @@ import numpy as np
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.rollouts import (
+    BATCH_ROWS,
+    CountReducer,
     _check_exists,
     is_jsonl,
     iter_json_lines,
     open_text,
     parquet_files,
+    path_stem,
     reduce_counts,
     table_columns,
+    validate_batch,
 )
+from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
+
+#: Quality-flag columns (every ``q_*`` column of the schema).
+QUALITY_COLUMNS = tuple(c for c in ROLLOUT_BY_NAME if c.startswith("q_"))
 
 NATIVE_FORMATS = ("count-jsonl", "count-table", "rollouts")
 
@@ -199,37 +207,47 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
                    str(path)) for m, d in data.items()]
 
 
-def _counts_from_table(table, path: Path, default_model: str) -> list[Counts]:
-    """Counts from an adapter's Arrow output (a count table or a rollout table)."""
+def counts_from_table(table, path: Path, default_model: str, *, facts=None,
+                      progress=None) -> list[Counts]:
+    """Counts from an adapter's Arrow output (a count table or a rollout table), in memory.
+
+    A rollout-shaped table is validated batch by batch and reduced like a file;
+    ``facts`` (a :class:`~rlvr_boundary.io.samples.SampleFacts`), when given,
+    sees the same batches. ``progress`` is called with each batch's row count.
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     names = set(table.column_names)
     if {"n", "c"} <= names:
         if "model" not in names:
             table = table.append_column("model", pa.array([default_model] * table.num_rows))
-        out: dict[str, Counts] = {}
+        out = []
         for model in sorted(set(table.column("model").to_pylist())):
-            sub = table.filter(pa.compute.equal(table.column("model"), model))
-            out[model] = Counts(model, np.array(sub.column("prompt_id").to_pylist(), dtype=object),
-                                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
-        return list(out.values())
-    import tempfile
-
-    from rlvr_boundary.io.rollouts import write_rollouts
-
-    # Rollout-shaped adapter output: reduce through the same validated path.
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp_path = Path(tmp) / "adapted.parquet"
-        write_rollouts(table, tmp_path)
-        try:
-            return list(reduce_counts(tmp_path).values())
-        except InputError as exc:
-            exc.path = str(path)
-            exc.args = (str(exc),)
-            raise
+            sub = table.filter(pc.equal(table.column("model"), model))
+            out.append(Counts(model, np.array(sub.column("prompt_id").to_pylist(), dtype=object),
+                              sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path)))
+        return out
+    derive = "text" in names and not (names & set(QUALITY_COLUMNS))
+    reducer = CountReducer()
+    row = 1
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        feed(validate_batch(batch, path, row), reducer, facts, derive, progress)
+        row += batch.num_rows
+    return list(reducer.result(path).values())
 
 
-def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None) -> list[Counts]:
+def feed(batch, reducer: CountReducer, facts, derive: bool, progress) -> None:
+    """One validated rollout batch to the count reducer and, if any, the facts."""
+    reducer.add(batch)
+    if facts is not None:
+        facts.add_batch(batch, derive_quality=derive)
+    if progress is not None:
+        progress(batch.num_rows)
+
+
+def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None,
+                choices: dict | None = None) -> list[Counts]:
     """Read per-prompt counts of every model in ``path``.
 
     Parameters
@@ -241,6 +259,8 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
         ``rollouts`` or an adapter name).
     label
         Model label for single-model formats without one (default: file stem).
+    choices
+        Keyword arguments for an adapter's ``read`` (lm-eval ``filter``, ...).
 
     Returns
     -------
@@ -250,7 +270,7 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
     path = Path(path)
     _check_exists(path)
     fmt = detect_format(path) if fmt == "auto" else fmt
-    default = label or path.name.split(".")[0]
+    default = label or path_stem(path)
     if fmt == "count-jsonl":
         return _read_count_jsonl(path, default)
     if fmt == "count-table":
@@ -262,18 +282,19 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
     if fmt not in adapters.ADAPTERS:
         raise InputError(f"unknown format '{fmt}'; known: "
                          f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
-    table = adapters.read(fmt, path, model=label)
-    return _counts_from_table(table, path, default)
+    table = adapters.read(fmt, path, model=label, **(choices or {}))
+    return counts_from_table(table, path, default)
 
 
 def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = "auto",
-                      label: str | None = None) -> Counts:
+                      label: str | None = None, choices: dict | None = None,
+                      flag: str = "--base-model/--rl-model") -> Counts:
     """Read the counts of one model from ``path``.
 
     If the file holds several models, ``model`` selects one (an error lists the
     labels found otherwise). ``label`` renames the result.
     """
-    found = load_counts(path, fmt=fmt, label=label if model is None else None)
+    found = load_counts(path, fmt=fmt, label=label if model is None else None, choices=choices)
     if model is not None:
         match = [c for c in found if c.model == model]
         if not match:
@@ -282,7 +303,7 @@ def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = 
         out = match[0]
     elif len(found) > 1:
         raise InputError(f"the file holds several models ({', '.join(c.model for c in found)}); "
-                         "choose one with --base-model/--rl-model", path=path, field="model")
+                         f"choose one with {flag}", path=path, field="model")
     else:
         out = found[0]
     if label is not None:

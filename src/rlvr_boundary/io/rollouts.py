@@ -14,10 +14,10 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
-import logging
-
 import gzip
+import hashlib
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any, Iterator
@@ -39,11 +39,30 @@ from rlvr_boundary.io.schema import (
 
 BATCH_ROWS = 65_536
 
+log = logging.getLogger(__name__)
+
 
 # ----------------------------------------------------------------------------- sources
 
 
 log = logging.getLogger(__name__)
+
+#: Data-file suffixes, longest first: what :func:`path_stem` strips.
+DATA_SUFFIXES = (".jsonl.gz", ".csv.gz", ".tsv.gz", ".jsonl", ".json", ".parquet", ".csv", ".tsv")
+
+
+def path_stem(path: str | Path) -> str:
+    """A file's name without its data suffix (``runs/base.jsonl.gz`` -> ``base``).
+
+    The default model label of single-model files and the stem of derived file
+    names. Dots inside the name stay (``Qwen2.5-7B.jsonl`` -> ``Qwen2.5-7B``).
+    """
+    name = Path(path).name
+    for ext in DATA_SUFFIXES:
+        if name.lower().endswith(ext) and len(name) > len(ext):
+            return name[: -len(ext)]
+    return name
+
 
 def is_jsonl(path: Path) -> bool:
     name = path.name.lower()
@@ -105,8 +124,6 @@ def _check_exists(path: Path) -> None:
 
 def sha256_of(path: str | Path) -> str:
     """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
-    import hashlib
-
     path = Path(path)
     h = hashlib.sha256()
     for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
@@ -402,6 +419,62 @@ def _sample_idx_check(agg: pa.Table, path: Path) -> None:
             f"samples", path=path, field="sample_idx")
 
 
+class CountReducer:
+    """Per-prompt counts of every model, accumulated batch by batch in bounded memory.
+
+    Feed validated rollout batches to :meth:`add` (from a file, a shard
+    directory or an adapter's in-memory table); :meth:`result` checks that every
+    (prompt, model) holds ``sample_idx`` 0..n-1 exactly once and returns the
+    counts. Partial aggregates are compacted every 16 batches.
+    """
+
+    _AGGS = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
+             ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
+
+    def __init__(self) -> None:
+        self.parts: list[pa.Table] = []
+        self.rows = 0
+
+    def add(self, batch: pa.Table) -> None:
+        t = batch.select(["prompt_id", "model", "sample_idx", "correct"])
+        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
+        t = t.set_column(t.column_names.index("correct"), "correct",
+                         t.column("correct").cast(pa.int64()))
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(self._AGGS)
+        self.parts.append(g.rename_columns(
+            {"correct_sum": "c", "correct_count": "n", "sample_idx_min": "idx_min",
+             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"}))
+        self.rows += batch.num_rows
+        if len(self.parts) > 16:  # compact partial aggregates to keep memory bounded
+            self.parts = [self._merge(self.parts)]
+
+    @staticmethod
+    def _merge(tables: list[pa.Table]) -> pa.Table:
+        t = pa.concat_tables(tables)
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
+            [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
+             ("idx_sum", "sum"), ("idx_sum2", "sum")])
+        return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
+                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
+                                 "idx_sum2_sum": "idx_sum2"})
+
+    def result(self, path: str | Path) -> dict[str, Counts]:
+        """model label -> :class:`Counts` (prompts sorted by id); ``path`` names errors."""
+        path = Path(path)
+        if not self.parts:
+            raise InputError("table has no rows", path=path)
+        agg = self._merge(self.parts)
+        _sample_idx_check(agg, path)
+        out: dict[str, Counts] = {}
+        models = agg.column("model").to_numpy(zero_copy_only=False)
+        for model in sorted(set(models)):
+            sub = agg.filter(pc.equal(agg.column("model"), model)).sort_by("prompt_id")
+            out[str(model)] = Counts(
+                str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
+                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
+        return out
+
+
 def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
                   progress=None) -> dict[str, Counts]:
     """Reduce a rollout table to per-prompt counts per model, in bounded memory.
@@ -411,50 +484,12 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
     dict
         model label -> :class:`Counts` (prompts sorted by id).
     """
-    path = Path(path)
-    parts: list[pa.Table] = []
-    pending = 0
-    aggs = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
-            ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
-
-    def partial(t: pa.Table) -> pa.Table:
-        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
-        t = t.set_column(t.column_names.index("correct"), "correct",
-                         t.column("correct").cast(pa.int64()))
-        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
-        return g.rename_columns({"correct_sum": "c", "correct_count": "n",
-                                 "sample_idx_min": "idx_min", "sample_idx_max": "idx_max",
-                                 "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"})
-
-    def merge(tables: list[pa.Table]) -> pa.Table:
-        t = pa.concat_tables(tables)
-        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
-            [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
-             ("idx_sum", "sum"), ("idx_sum2", "sum")])
-        return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
-                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
-                                 "idx_sum2_sum": "idx_sum2"})
-
-    for batch in iter_rollout_batches(path, ["prompt_id", "model", "sample_idx", "correct"],
-                                      batch_rows=batch_rows):
-        batch = batch.select(["prompt_id", "model", "sample_idx", "correct"])
-        parts.append(partial(batch))
-        pending += parts[-1].num_rows
+    reducer = CountReducer()
+    for batch in iter_rollout_batches(path, list(REQUIRED_ROLLOUT), batch_rows=batch_rows):
+        reducer.add(batch)
         if progress is not None:
             progress(batch.num_rows)
-        if len(parts) > 16:  # compact partial aggregates to keep memory bounded
-            parts = [merge(parts)]
-    agg = merge(parts)
-    _sample_idx_check(agg, path)
-    out: dict[str, Counts] = {}
-    models = agg.column("model").to_numpy(zero_copy_only=False)
-    for model in sorted(set(models)):
-        sub = agg.filter(pc.equal(agg.column("model"), model))
-        sub = sub.sort_by("prompt_id")
-        out[str(model)] = Counts(
-            str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
-            sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
-    return out
+    return reducer.result(path)
 
 
 # ----------------------------------------------------------------------------- writing

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines
+from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines, path_stem
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
 
 #: Non-canonical text columns the adapters add when the format has them. They pass
@@ -35,14 +35,6 @@ def first_json(path: Path) -> dict | None:
     return None
 
 
-def strip_ext(name: str) -> str:
-    """File name without its data extension (``.jsonl.gz``, ``.jsonl``, ``.json``, ``.parquet``)."""
-    for ext in (".jsonl.gz", ".jsonl", ".json", ".parquet"):
-        if name.endswith(ext):
-            return name[: -len(ext)]
-    return name
-
-
 def split_timestamp(stem: str, prefix: str) -> tuple[str, str | None]:
     """``samples_gsm8k_2024-06-01T12-30-00.1`` -> ``("gsm8k", "2024-06-01T12-30-00.1")``."""
     if stem.startswith(prefix):
@@ -59,7 +51,7 @@ def latest_per_task(files: list[Path], prefix: str) -> list[tuple[str, Path]]:
     """
     best: dict[str, tuple[str, Path]] = {}
     for f in files:
-        task, stamp = split_timestamp(strip_ext(f.name), prefix)
+        task, stamp = split_timestamp(path_stem(f), prefix)
         key = stamp or ""
         if task not in best or key > best[task][0]:
             best[task] = (key, f)
