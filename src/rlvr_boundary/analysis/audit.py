@@ -162,7 +162,7 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
     out["support"] = _support(aligned, base, others, K, opts, answers)
     out["diversity"] = _diversity(models, answers, n_min, opts)
     out["evolution"] = _evolution(models, base, curves, ks, K)
-    out["advisor"] = _advisor(models, curves, ks, opts)
+    out["advisor"] = _advisor(models, curves, ks, opts, out["comparisons"], base)
     out["lucky"] = _lucky(aligned, opts)
     samples = samples or {}
     out["quality"] = samples.get("quality")
@@ -284,7 +284,8 @@ def _evolution(models: list[str], base: str, curves: dict, ks: np.ndarray, K: in
     return {"K": int(ks[jK]), "rows": rows}
 
 
-def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions) -> list[dict]:
+def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions,
+             comparisons: dict, base: str) -> list[dict]:
     """Best model at each deployment budget, and whether the band separates it.
 
     For each budget on a power-of-two sub-grid (plus the largest k), the best
@@ -293,6 +294,10 @@ def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOption
     over the whole grid, is above 0 at that budget. A budget where the two
     models' per-prompt pass@k agree on every prompt (all solved or none by both)
     is a tie (``tie``: true), whatever the order of the labels.
+
+    A checkpoint-vs-base band is the comparison's own (the sup-t band of -D is
+    exactly [-upper, -lower] with the same multipliers), so only pairs of two
+    checkpoints need a new one.
     """
     show = [int(k) for k in ks if k & (k - 1) == 0]
     if ks[-1] not in show:
@@ -309,7 +314,15 @@ def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOption
             second = models[order[1]]
             contrib = curves[best] - curves[second]  # (P, K)
             if (best, second) not in bands:
-                bands[(best, second)] = cc.simultaneous_band(
+                cmp_band = None
+                for rl, sign in ((best, 1), (second, -1)):
+                    res = comparisons.get(rl)
+                    if res is not None and {rl, base} == {best, second} and res.get("band") \
+                            and len(res["ks"]) == ks.size:
+                        lo, hi = np.asarray(res["band"]["lower"]), np.asarray(res["band"]["upper"])
+                        cmp_band = {"lower": lo, "upper": hi} if sign > 0 else \
+                            {"lower": -hi, "upper": -lo}
+                bands[(best, second)] = cmp_band or cc.simultaneous_band(
                     contrib, n_multipliers=opts.compare.bootstrap, alpha=opts.compare.alpha,
                     seed=opts.compare.seed)
             band = bands[(best, second)]
