@@ -23,7 +23,9 @@ negative counts, ``c > n``, duplicate ids, an empty file.
 from __future__ import annotations
 
 import csv
+import io
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +311,84 @@ def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = 
     if label is not None:
         out.model = label
     return out
+
+
+def read_columns(text: str, source: str) -> tuple[list[str] | None, np.ndarray, list[int]]:
+    """Parse a CSV/TSV/whitespace table of numbers with an optional header row.
+
+    Returns
+    -------
+    tuple
+        ``(header or None, values (rows, cols), line numbers)``.
+    """
+    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise InputError("no data rows", path=source)
+    sample = lines[0][1]
+    delim = "\t" if "\t" in sample else "," if "," in sample else None
+    rows, numbers, header = [], [], None
+    for i, ln in lines:
+        cells = next(csv.reader(io.StringIO(ln), delimiter=delim)) if delim else ln.split()
+        cells = [c.strip() for c in cells]
+        try:
+            vals = [float(c) for c in cells]
+        except ValueError:
+            if header is None and not rows:
+                header = cells
+                continue
+            raise InputError(f"expected numbers, found {cells}", path=source, line=i) from None
+        if rows and len(vals) != len(rows[0]):
+            raise InputError(f"expected {len(rows[0])} columns, found {len(vals)}", path=source,
+                             line=i)
+        if not all(math.isfinite(v) for v in vals):
+            raise InputError("values must be finite numbers", path=source, line=i)
+        rows.append(vals)
+        numbers.append(i)
+    if not rows:
+        raise InputError("no data rows", path=source)
+    return header, np.array(rows, dtype=float), numbers
+
+
+def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, np.ndarray, str]:
+    """Read the small table of the price diagnostic from a file or stdin.
+
+    Two columns are per-prompt success rates of base and RL ("rates"), three
+    are a published curve ``k, pass@k base, pass@k RL`` ("curve").
+
+    Returns
+    -------
+    tuple
+        ``(kind, header or None, values (rows, cols), source name)``.
+    """
+    text, source = read_source(path)
+    header, values, lines = read_columns(text, source)
+    ncol = values.shape[1]
+    if kind == "auto":
+        kind = {2: "rates", 3: "curve"}.get(ncol)
+        if kind is None:
+            raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, pass@k base, "
+                             f"pass@k RL), found {ncol}", path=source, line=lines[0])
+    want = 2 if kind == "rates" else 3
+    if ncol != want:
+        raise InputError(f"--kind {kind} needs {want} columns, found {ncol}", path=source,
+                         line=lines[0])
+    if kind == "rates":
+        bad = np.flatnonzero(((values < 0) | (values > 1)).any(axis=1))
+        if bad.size:
+            raise InputError(f"success rates must lie in [0, 1], found {values[bad[0]].tolist()}",
+                             path=source, line=lines[bad[0]])
+    return kind, header, values, source
+
+
+def read_source(path: str | None) -> tuple[str, str]:
+    """Text of a file, or of stdin when ``path`` is None or "-"."""
+    if path in (None, "-"):
+        return sys.stdin.read(), "<stdin>"
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    try:
+        return p.read_text(encoding="utf-8"), str(p)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
