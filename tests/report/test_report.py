@@ -186,3 +186,93 @@ def test_hostile_model_label_is_escaped_in_text_and_figures(tmp_path):
     assert "&lt;script&gt;alert(1)" in page  # shown, as text
     # Every SVG comment matplotlib writes stays a comment (no early "-->").
     assert page.count("<!--") == page.count("-->")
+
+
+def test_from_result_redraws_the_page_byte_for_byte(rollout_report, tmp_path, capsys):
+    """The page is drawn from the result file alone: redrawn from it, it is identical."""
+    d = rollout_report["dir"]
+    first = (d / "audit.html").read_bytes()
+    json_before = (d / "audit.json").read_bytes()
+    # Move the inputs away: --from must not read them.
+    moved = tmp_path / "elsewhere.parquet"
+    rollout_report["path"].rename(moved)
+    try:
+        assert main(["report", "--from", str(d / "audit.json"), "--out", str(d / "audit.html"),
+                     "--bootstrap", "7"]) == 0
+    finally:
+        moved.rename(rollout_report["path"])
+    assert (d / "audit.html").read_bytes() == first
+    assert (d / "audit.json").read_bytes() == json_before  # nothing added to the result
+    out = capsys.readouterr().out
+    assert "step-200: RL" in out and "support retention rate SRR" in out
+
+
+def test_from_needs_a_report_result(tmp_path, capsys):
+    f = tmp_path / "c.json"
+    assert main(["compare", "--example", "--bootstrap", "50", "--json", str(f)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--from", str(f), "--out", str(tmp_path / "x.html")]) == 2
+    assert "expected a 'report' result, found 'compare'" in capsys.readouterr().err
+
+
+def test_empty_sections_name_commands_that_exist(tmp_path):
+    from rlvr_boundary.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    out = tmp_path / "e.html"
+    assert main(["report", "--example", "--out", str(out), "--bootstrap", "50",
+                 "--no-figures"]) == 0
+    page = out.read_text()
+    named = set(re.findall(r"rlvr-boundary ([a-z][a-z-]*)", page))
+    assert named and named <= set(sub.choices), named - set(sub.choices)
+
+
+def test_summary_words_on_the_page(rollout_report):
+    page, r = rollout_report["html"], rollout_report["json"]
+    assert "summary" not in r  # sentences are made from the numbers, not stored
+    summary = page[page.index('<section id="summary">'):page.index('<section id="passk">')]
+    for m in r["checkpoints"]:
+        assert f"<b>{m}</b>: RL " in summary
+    assert "support retention rate SRR = " in summary and "net discovery rate NDR = " in summary
+    assert "net support change rate NSCR = " in summary
+
+
+def test_quality_flags_from_text_say_they_are_sampled(tmp_path):
+    table = synthetic_rollouts(prompts=10, n=8)
+    table = table.drop_columns([c for c in table.column_names if c.startswith("q_")])
+    path = tmp_path / "r.parquet"
+    write_rollouts(table, path)
+    out = tmp_path / "q.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "50", "--no-figures",
+                 "--quality-sample", "30"]) == 0
+    r = json.loads(out.with_suffix(".json").read_text())
+    assert r["quality_sampling"]["base"] == {"sampled": 30, "completions": 80}
+    assert r["quality"]["q_no_boxed"]["base"]["all"]["count"] == 30
+    assert "a uniform random sample of 30 of 80 completions" in out.read_text()
+
+
+def test_inputs_are_read_once(tmp_path, monkeypatch):
+    """Each rollout file is parsed by one pass of batches (counts, facts and texts together)."""
+    import rlvr_boundary.io.inputs as inputs_mod
+
+    table = synthetic_rollouts(prompts=8, n=4)
+    path = tmp_path / "r.jsonl"
+    write_rollouts(table, path)
+    calls = []
+    real = inputs_mod.iter_rollout_batches
+
+    def counting(*a, **k):
+        calls.append(a[0])
+        yield from real(*a, **k)
+
+    monkeypatch.setattr(inputs_mod, "iter_rollout_batches", counting)
+    import rlvr_boundary.io.samples as samples_mod
+
+    monkeypatch.setattr(samples_mod, "iter_rollout_batches",
+                        lambda *a, **k: pytest.fail("a second pass over the inputs"))
+    out = tmp_path / "once.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "50",
+                 "--no-figures"]) == 0
+    assert calls == [path]
+    r = json.loads(out.with_suffix(".json").read_text())
+    assert r["samples_shown"] and r["quality"] and r["diversity"]

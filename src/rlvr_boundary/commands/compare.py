@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.console import console, err_console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.counts import align
-    from rlvr_boundary.io.formats import load_model_counts
-    from rlvr_boundary.io.inputs import label_for, parse_labels
+    from rlvr_boundary.io.formats import detect_format, load_model_counts
+    from rlvr_boundary.io.inputs import check_choices_used, label_for, parse_labels
     from rlvr_boundary.io.results import read_result, write_result
     from rlvr_boundary.report import words as W
 
@@ -69,17 +69,12 @@ def run(args: argparse.Namespace) -> int:
     labels.update(parse_labels(args.label, paths))
     opts = compare_options(args, labels)
     choices = opts.adapter_choices()
-    counts = []
-    for path, model, flag in ((paths[0], args.base_model, "--base-model"),
-                              (paths[1], args.rl_model, "--rl-model")):
-        fmt = opts.format
-        if fmt == "auto":
-            from rlvr_boundary.io.formats import detect_format
-
-            fmt = detect_format(path)
-        counts.append(load_model_counts(path, model=model, fmt=fmt,
-                                        label=label_for(path, labels),
-                                        choices=choices.get(fmt), flag=flag))
+    formats = [detect_format(p) if opts.format == "auto" else opts.format for p in paths]
+    check_choices_used(choices, formats)
+    counts = [load_model_counts(path, model=model, fmt=fmt, label=label_for(path, labels),
+                                choices=choices.get(fmt), flag=flag)
+              for path, fmt, model, flag in ((paths[0], formats[0], args.base_model, "--base-model"),
+                                             (paths[1], formats[1], args.rl_model, "--rl-model"))]
     base, rl = counts
     if base.model == rl.model:
         base.model, rl.model = f"base:{base.model}", f"rl:{rl.model}"
