@@ -276,3 +276,20 @@ def test_inputs_are_read_once(tmp_path, monkeypatch):
     assert calls == [path]
     r = json.loads(out.with_suffix(".json").read_text())
     assert r["samples_shown"] and r["quality"] and r["diversity"]
+
+
+def test_docs_python_pipeline_runs(tmp_path, monkeypatch):
+    """The Python example of docs/report.md runs as written (docs that are run do not drift)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "report.md").read_text()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    for name in ("base", "rl"):
+        Path(f"{name}.jsonl").write_text("".join(
+            json.dumps({"id": f"p{i}", "n": 8, "c": int(rng.integers(0, 9))}) + "\n"
+            for i in range(25)))
+    code = code.replace("ReportOptions()", "ReportOptions(compare=CompareOptions(bootstrap=50))")
+    exec(compile(code, "docs/report.md", "exec"), {"CompareOptions": CompareOptions})
+    assert "RL " in Path("audit.html").read_text()
