@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import numpy as np
 import pyarrow.compute as pc
@@ -31,11 +30,10 @@ def rollout_report(tmp_path_factory):
             "json": json.loads(out.with_suffix(".json").read_text()), "dir": d}
 
 
-def test_example_report_under_30_seconds(tmp_path, capsys):
+def test_example_report(tmp_path, capsys):
+    # Its speed is measured in benchmarks/, not here: a shared machine makes timed tests flaky.
     out = tmp_path / "r.html"
-    t0 = time.perf_counter()
     assert main(["report", "--example", "--out", str(out)]) == 0
-    assert time.perf_counter() - t0 < 30
     text = capsys.readouterr().out
     assert "RL helps up to k = 10 and hurts from k = 61." in text
     assert "is 1.98 points at k = 128" in text

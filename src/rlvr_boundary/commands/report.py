@@ -55,7 +55,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import time
-    from pathlib import Path
 
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError

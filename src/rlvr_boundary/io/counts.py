@@ -7,8 +7,7 @@ checked once here, so the numeric core can trust its arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,8 +33,6 @@ class Counts:
         ``(P,)`` int64, correct samples per prompt, 0 <= c <= n.
     source
         File the counts came from (for messages and provenance).
-    extra
-        Optional per-prompt columns carried along (e.g. ``source`` benchmark name).
     """
 
     model: str
@@ -43,7 +40,6 @@ class Counts:
     n: np.ndarray
     c: np.ndarray
     source: str | None = None
-    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.prompt_ids = np.asarray(self.prompt_ids, dtype=object)

@@ -5,7 +5,7 @@ Formats recognised (``--format`` names):
 ``count-jsonl``
     One JSON object per prompt, ``{"id": ..., "c": int, "n": int}`` (``prompt_id``
     is accepted for ``id``); one file per model, as written by public tools such
-    as ``passk-inference``. Extra keys are kept as per-prompt columns.
+    as ``passk-inference``. Other keys are ignored.
 ``count-table``
     Rows ``(prompt_id, model, n, c)`` in CSV/TSV, JSONL or Parquet; may hold
     several models. ``model`` may be omitted when the file holds one model.
@@ -30,8 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io import adapters
 from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.rollouts import (
     BATCH_ROWS,
@@ -65,8 +69,6 @@ def detect_format(path: str | Path) -> str:
     if _is_csv(path):
         return "count-table"
     if path.is_dir() and not list(path.glob("part-*.parquet")):
-        from rlvr_boundary.io import adapters
-
         found = adapters.detect(path)
         if found:
             return found
@@ -78,8 +80,6 @@ def detect_format(path: str | Path) -> str:
         return "count-table"
     if {"n", "c"} <= cols and ({"id", "prompt_id"} & cols):
         return "count-jsonl" if is_jsonl(path) else "count-table"
-    from rlvr_boundary.io import adapters
-
     found = adapters.detect(path)
     if found:
         return found
@@ -121,7 +121,7 @@ def _check_row(pid, n: int, c: int, path: Path, line: int, seen: dict, model: st
 
 
 def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
-    ids, ns, cs, extra = [], [], [], {}
+    ids, ns, cs = [], [], []
     seen: dict = {}
     for line, obj in iter_json_lines(path):
         key = "id" if "id" in obj else "prompt_id" if "prompt_id" in obj else None
@@ -141,14 +141,9 @@ def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
         ids.append(pid)
         ns.append(n)
         cs.append(c)
-        for k, v in obj.items():
-            if k not in (key, "n", "c") and isinstance(v, (str, int, float)) and not isinstance(v, bool):
-                extra.setdefault(k, {})[len(ids) - 1] = v
     if not ids:
         raise InputError("file has no records", path=path)
-    cols = {k: np.array([d.get(i) for i in range(len(ids))], dtype=object)
-            for k, d in extra.items() if len(d) == len(ids)}
-    return [Counts(label, np.array(ids, dtype=object), np.array(ns), np.array(cs), str(path), cols)]
+    return [Counts(label, np.array(ids, dtype=object), np.array(ns), np.array(cs), str(path))]
 
 
 def _iter_table_rows(path: Path):
@@ -170,8 +165,6 @@ def _iter_table_rows(path: Path):
     elif is_jsonl(path):
         yield from iter_json_lines(path)
     else:
-        import pyarrow.parquet as pq
-
         row = 1
         for file in parquet_files(path):
             for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
@@ -217,9 +210,6 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
     ``facts`` (a :class:`~rlvr_boundary.io.samples.SampleFacts`), when given,
     sees the same batches. ``progress`` is called with each batch's row count.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     names = set(table.column_names)
     if {"n", "c"} <= names:
         if "model" not in names:
@@ -279,8 +269,6 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
         return _read_count_table(path, default)
     if fmt == "rollouts":
         return list(reduce_counts(path).values())
-    from rlvr_boundary.io import adapters
-
     if fmt not in adapters.ADAPTERS:
         raise InputError(f"unknown format '{fmt}'; known: "
                          f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)

@@ -22,6 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io import adapters
 from rlvr_boundary.io.counts import Counts
@@ -186,9 +189,6 @@ def _read_one(path: Path, fmt: str, label: str | None, choices: dict[str, dict],
 
 def _relabelled(batch, label: str, path: Path):
     """The batch with its single model renamed ``label`` (several models: an error)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     models = pc.unique(batch.column("model")).to_pylist()
     if len(models) > 1:
         raise InputError(f"--label names one model, but the table holds several "

@@ -27,9 +27,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.atomic import atomic_path
+from rlvr_boundary.io.atomic import atomic_open, atomic_path
 from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 from rlvr_boundary.io.schema import (
     REQUIRED_ROLLOUT,
     ROLLOUT_BY_NAME,
@@ -499,15 +501,14 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
                    required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
     """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
 
-    The manifest, if given, is written beside the table with ``schema_version`` and
-    ``tool_version`` filled in.
+    What is written is the validated table: canonical types (0/1 verdicts become
+    booleans, integer ids strings, ...), checked row by row as when reading. The
+    manifest, if given, is written beside the table; ``schema_version`` and
+    ``tool_version`` of this writer come after the manifest's own keys, so a
+    copied manifest cannot keep stale versions.
     """
-    from rlvr_boundary.io.results import to_jsonable, SCHEMA_VERSION
-    from rlvr_boundary import __version__
-    from rlvr_boundary.io.atomic import atomic_open
-
     path = Path(path)
-    validate_batch(table, path, 1, required)
+    table = validate_batch(table, path, 1, required)
     if is_jsonl(path):
         with atomic_open(path, "w") as fh:
             for batch in table.to_batches(BATCH_ROWS):
@@ -517,7 +518,7 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp, compression="zstd")
     if manifest is not None:
-        doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **manifest}
+        doc = {**manifest, "schema_version": SCHEMA_VERSION, "tool_version": __version__}
         with atomic_open(manifest_path_for(path), "w") as fh:
             json.dump(to_jsonable(doc), fh, indent=1)
     return path

@@ -170,15 +170,6 @@ class SampleFacts:
         return {m: {"sampled": int(r.get("sampled", 0)), "completions": int(r["seen"])}
                 for m, r in self.reservoir.items()}
 
-    def texts_for(self, wanted: set[tuple[str, str]]) -> dict:
-        """Kept texts of the wanted (model, prompt) pairs, each list in sample order."""
-        out = {}
-        for key in wanted:
-            got = self.texts.get(key)
-            if got and (got["correct"] or got["incorrect"]):
-                out[key] = {k: sorted(v, key=lambda d: d["sample_idx"]) for k, v in got.items()}
-        return out
-
     def add(self, t: pa.Table) -> None:
         names = set(t.column_names)
         self.columns |= names

@@ -15,6 +15,8 @@ from pathlib import Path
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open
 from rlvr_boundary.io.results import ENVELOPE_KEYS
+from rlvr_boundary.report import figures as F
+from rlvr_boundary.report import html as H
 
 __all__ = ["render_report", "render_compare_figures", "check_html_path", "payload_of"]
 
@@ -50,9 +52,6 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool = True) -> d
         ``{"folder": name, "files": [...]}`` of the figure files written (empty
         when none were).
     """
-    from rlvr_boundary.report import figures as F
-    from rlvr_boundary.report import html as H
-
     out_html = check_html_path(out_html)
     audit = payload_of(doc)
     folder = out_html.with_name(out_html.stem + "_figures")
@@ -80,8 +79,6 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool = True) -> d
 
 def render_compare_figures(doc: dict, folder: str | Path) -> list[str]:
     """The pass@k and difference figures of a ``compare`` result, as PNG and PDF in ``folder``."""
-    from rlvr_boundary.report import figures as F
-
     base, rl = doc["models"]["base"], doc["models"]["rl"]
     # The figures take the audit's shape: one base and its checkpoints' comparisons.
     view = {"models": [base, rl], "base": base, "checkpoints": [rl], "ks": doc["ks"],

@@ -164,9 +164,9 @@ def support_sentence(audit: dict, m: str) -> str:
     s = audit["support"]["problem"][m]
     return (f"At K = {audit['K']}, {m} solves {t['rl_only']} problem"
             f"{'s' if t['rl_only'] != 1 else ''} the base does not and misses {t['base_only']} "
-            f"the base solves: support retention rate SRR = {s['SRR']:.3f}, the share of the "
-            f"base's solved problems kept; net discovery rate NDR = {s['NDR']:.3f}, the share "
-            f"of its solved problems that are new; net support change rate "
+            f"the base solves: {SUPPORT_TERMS['SRR']} SRR = {s['SRR']:.3f}, the share of the "
+            f"base's solved problems kept; {SUPPORT_TERMS['NDR']} NDR = {s['NDR']:.3f}, the "
+            f"share of its solved problems that are new; {SUPPORT_TERMS['NSCR']} "
             f"NSCR = {s['NSCR']:+.3f}.")
 
 

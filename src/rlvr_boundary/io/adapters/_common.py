@@ -14,11 +14,6 @@ from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines, path_stem
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
 
-#: Non-canonical text columns the adapters add when the format has them. They pass
-#: through the rollout validators unchanged; ``prompt`` is read by the report
-#: (language-mixing flag) and ``gold`` is the tool's reference answer.
-EXTRA_TEXT_COLUMNS = ("prompt", "gold")
-
 #: ``<name>_<ISO timestamp with ':' replaced by '-'>`` as lm-eval and lighteval name files.
 TIMESTAMP = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
 
