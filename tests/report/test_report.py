@@ -288,6 +288,8 @@ def test_docs_python_pipeline_runs(tmp_path, monkeypatch):
         Path(f"{name}.jsonl").write_text("".join(
             json.dumps({"id": f"p{i}", "n": 8, "c": int(rng.integers(0, 9))}) + "\n"
             for i in range(25)))
-    code = code.replace("ReportOptions()", "ReportOptions(compare=CompareOptions(bootstrap=50))")
+    code = code.replace("ReportOptions()", "ReportOptions(compare=CompareOptions(bootstrap=50), "
+                                           "figures=False)")
     exec(compile(code, "docs/report.md", "exec"), {"CompareOptions": CompareOptions})
     assert "RL " in Path("audit.html").read_text()
+    assert json.loads(Path("audit.json").read_text())["kind"] == "report"

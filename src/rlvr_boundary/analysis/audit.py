@@ -23,65 +23,17 @@ Sections computed here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
-from rlvr_boundary.analysis.pairwise import CompareOptions, compare_aligned, parse_ks
+from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
 from rlvr_boundary.core import support as sp
 from rlvr_boundary.core.diversity import answer_diversity_many
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.errors import InputError
-
-
-@dataclass
-class ReportOptions:
-    """Options of ``rlvr-boundary report`` (recorded in the JSON result).
-
-    The pairwise part is a :class:`CompareOptions` (grid, bootstrap, alpha,
-    seed, inputs); the fields here are the audit's own. Validated once here.
-    """
-
-    compare: CompareOptions = field(default_factory=CompareOptions)
-    """Grid, band, bootstrap, seed and input options shared with ``compare``."""
-    base: str | None = None
-    """Label of the base model; default: a model labelled 'base', else the first model read."""
-    k: int | None = None
-    """Audit budget K for coverage and support; default the smallest n over all models."""
-    zeta: float = 0.05
-    """Miss probability of the empirical support and of 'solved at K' (pass@K >= 1 - zeta)."""
-    top: int = 10
-    """Number of most regressed / most improved prompts listed."""
-    lucky_below: float = 0.05
-    """A problem is a 'lucky guess' candidate when 0 < c/n < lucky_below."""
-    lucky_max: int = 30
-    """At most this many lucky-guess problems are listed (rarest first)."""
-    diversity_k: int | None = None
-    """Budget of the answer-diversity statistics; default min(16, smallest n)."""
-    quality_sample: int = 20_000
-    """Quality flags derived from text use at most this many completions per model (0: all)."""
-    figures: bool = True
-    """Write the figures as PNG and PDF beside the report."""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.compare, dict):  # read back from a result file
-            self.compare = CompareOptions(**{k: v for k, v in self.compare.items()
-                                             if k != "grid"})
-        if not 0 < self.zeta < 1:
-            raise InputError(f"--zeta must lie strictly between 0 and 1, got {self.zeta!r}")
-        if self.k is not None and self.k < 1:
-            raise InputError(f"--k must be >= 1, got {self.k!r}")
-        if self.top < 0:
-            raise InputError(f"--top must be >= 0, got {self.top!r}")
-        if not 0 < self.lucky_below < 1:
-            raise InputError(f"lucky_below must lie in (0, 1), got {self.lucky_below!r}")
-        if self.lucky_max < 0 or self.quality_sample < 0:
-            raise InputError("lucky_max and quality_sample must be >= 0")
-        if self.diversity_k is not None and self.diversity_k < 1:
-            raise InputError(f"diversity_k must be >= 1, got {self.diversity_k!r}")
 
 
 _STEP = re.compile(r"(?:global[_-]?)?step[_-]?(\d+)|(?:^|[_-])s(\d+)$|ckpt[_-]?(\d+)", re.I)

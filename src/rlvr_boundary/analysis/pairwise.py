@@ -8,96 +8,13 @@ a JSON-ready payload; reading files and printing live in the CLI verb.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
+from rlvr_boundary.analysis.options import CompareOptions, parse_grid
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
 from rlvr_boundary.errors import InputError
-
-
-@dataclass
-class CompareOptions:
-    """Options of a base-vs-RL comparison (``rlvr-boundary compare``; recorded in every result).
-
-    Validated once here; ``grid`` is derived from ``ks``. The input fields
-    (format, labels, adapter choices) say how the files were read, so a result
-    records everything needed to reproduce it.
-    """
-
-    ks: str | None = None
-    """Budget grid, e.g. "1-128", "1,2,4,8" or "pow2"; default every k from 1 to the smallest n."""
-    bootstrap: int = 4000
-    """Gaussian multipliers for the simultaneous band, and paired-bootstrap resamples."""
-    alpha: float = 0.05
-    """1 - confidence level of the band and of the bootstrap intervals."""
-    seed: int = 0
-    """Seed of the multiplier and bootstrap draws."""
-    K_se: int | None = None
-    """Base budget K of Delta_SE = pass@K_B - pass@1_R; default 256, or the largest k if n < 256."""
-    intersect: bool = False
-    """Compare on the common prompts when the models' prompt sets differ (else an error)."""
-    format: str = "auto"
-    """Input format name, or auto-detection."""
-    labels: dict = field(default_factory=dict)
-    """Model label of single-model input files, ``{path: label}``."""
-    lm_eval_filter: str | None = None
-    """lm-evaluation-harness filter to read (default: the first non-majority filter)."""
-    lm_eval_metric: str | None = None
-    """lm-evaluation-harness per-document metric (default: the first verdict-like one)."""
-    lighteval_metric: str | None = None
-    """lighteval metric (default: a sampling metric such as avg@n, else a 0/1 match)."""
-    verl_step: int | None = None
-    """verl validation step to read from a directory of dumps (default: every step)."""
-    grid: list | str | None = field(init=False, default=None)
-    """Derived: the parsed ``ks`` (a sorted list, "pow2", or None for 1..n)."""
-
-    def __post_init__(self) -> None:
-        if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) \
-                or self.bootstrap < 2:
-            raise InputError(f"--bootstrap must be an integer >= 2, got {self.bootstrap!r}")
-        if not 0 < self.alpha < 1:
-            raise InputError(f"--alpha must lie strictly between 0 and 1, got {self.alpha!r}")
-        if self.K_se is not None and self.K_se < 1:
-            raise InputError(f"--K-se must be >= 1, got {self.K_se!r}")
-        if self.verl_step is not None and self.verl_step < 0:
-            raise InputError(f"--verl-step must be >= 0, got {self.verl_step!r}")
-        self.labels = dict(self.labels or {})
-        self.grid = parse_grid(self.ks)
-
-    def adapter_choices(self) -> dict[str, dict]:
-        """Keyword arguments of each adapter's ``read``, by format name."""
-        return {"lm-eval": {"filter": self.lm_eval_filter, "metric": self.lm_eval_metric},
-                "lighteval": {"metric": self.lighteval_metric},
-                "verl": {"step": self.verl_step}}
-
-
-def parse_grid(spec: str | None) -> list | str | None:
-    """Parse a budget grid spec: "1-128", "1,2,4,8", "1-16,32,64", "pow2", or None (1..n)."""
-    if spec is None or spec == "":
-        return None
-    if spec == "pow2":
-        return "pow2"
-    ks: set[int] = set()
-    try:
-        for part in spec.split(","):
-            part = part.strip()
-            if "-" in part:
-                lo, hi = (int(x) for x in part.split("-", 1))
-                if lo > hi:
-                    raise ValueError
-                ks.update(range(lo, hi + 1))
-            else:
-                ks.add(int(part))
-    except ValueError:
-        raise InputError(f"--ks: cannot parse the budget grid {spec!r}; use e.g. 1-128, "
-                         "1,2,4,8 or pow2") from None
-    out = sorted(ks)
-    if not out or out[0] < 1:
-        raise InputError(f"--ks: budgets must be integers >= 1, got {spec!r}")
-    return out
 
 
 def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:

@@ -18,38 +18,12 @@ this module only computes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from rlvr_boundary.analysis.pairwise import parse_grid
+from rlvr_boundary.analysis.options import PriceOptions
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k_plugin
 from rlvr_boundary.errors import InputError
-
-
-@dataclass
-class PriceOptions:
-    """Options of ``rlvr-boundary price``."""
-
-    ks: str | None = None
-    """Budget grid for rate input, e.g. "1-1024" (default) or "1,4,16,64,256"."""
-    kind: str = "auto"
-    """Input kind: "rates" (2 columns), "curve" (3 columns: k, base, RL) or "auto" by column count."""
-    round_decimals: int | None = None
-    """Round rates to this many decimals before merging equal values in the crossing bound."""
-    grid: list | None = field(init=False, default=None)
-    """Derived: the parsed ``ks`` (None: 1..1024)."""
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("auto", "rates", "curve"):
-            raise InputError(f"--kind must be auto, rates or curve, got {self.kind!r}")
-        if self.round_decimals is not None and self.round_decimals < 0:
-            raise InputError(f"--round must be >= 0, got {self.round_decimals!r}")
-        grid = parse_grid(self.ks)
-        if grid == "pow2":
-            grid = [2 ** i for i in range(11)]
-        self.grid = grid
 
 
 def diagnose_rates(p_base, p_rl, ks, *, round_decimals: int | None = None) -> dict:

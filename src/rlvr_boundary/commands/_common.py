@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-# Importing the options here is cheap (numpy and the numeric core; no scipy.stats).
-from rlvr_boundary.analysis.pairwise import CompareOptions
+# The options module imports nothing heavy: building the parser stays fast.
+from rlvr_boundary.analysis.options import CompareOptions
 
 D = CompareOptions
 

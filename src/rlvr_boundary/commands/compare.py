@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         doc = read_result(targets[0], kind="compare")  # the files come from the result alone
         write_curves_csv(Path(args.out) / "curves.csv", doc)
-        from rlvr_boundary.report import render_compare_figures
+        from rlvr_boundary.report.build import render_compare_figures
 
         render_compare_figures(doc, Path(args.out))
     print_summary(doc, console)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from rlvr_boundary.analysis.audit import ReportOptions
+from rlvr_boundary.analysis.options import ReportOptions
 from rlvr_boundary.commands._common import add_input_flags, add_stat_flags
 
 R = ReportOptions
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.results import read_result
-    from rlvr_boundary.report import check_html_path, payload_of, render_report
+    from rlvr_boundary.report.build import check_html_path, payload_of, render_report
     from rlvr_boundary.report import words as W
 
     t0 = time.perf_counter()
@@ -81,18 +81,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def compute(args: argparse.Namespace, out) -> dict:
-    """Load, audit and write the result JSON; return the document as read back from the file."""
+    """Inputs and options from the flags, then :func:`rlvr_boundary.report.make_report`."""
     from pathlib import Path
 
-    from rlvr_boundary.analysis.audit import build_audit, choose_base, samples_shown, shown_pairs
     from rlvr_boundary.commands._common import compare_options
     from rlvr_boundary.console import err_console, progress
     from rlvr_boundary.errors import InputError
-    from rlvr_boundary.io.counts import align
-    from rlvr_boundary.io.inputs import load_inputs, parse_labels
-    from rlvr_boundary.io.results import read_result, write_result
-    from rlvr_boundary.io.samples import collect_texts
-    from rlvr_boundary.report import words as W
+    from rlvr_boundary.io.inputs import parse_labels
+    from rlvr_boundary.report.build import make_report
 
     paths = [Path(p) for p in args.inputs]
     notes: list[str] = []
@@ -118,33 +114,7 @@ def compute(args: argparse.Namespace, out) -> dict:
                          figures=not args.no_figures)
     with progress() as bar:
         task = bar.add_task("reading inputs", total=None)
-        inputs = load_inputs(paths, fmt=opts.compare.format, labels=labels,
-                             choices=opts.compare.adapter_choices(), facts=True,
-                             quality_sample=opts.quality_sample, seed=opts.compare.seed,
-                             progress=lambda k: bar.advance(task, k))
-    if len(inputs.counts) < 2:
-        raise InputError("a report needs a base and at least one checkpoint; the inputs hold "
-                         f"{len(inputs.counts)} model(s): "
-                         f"{', '.join(c.model for c in inputs.counts)}")
-    aligned = align(inputs.counts, intersect=opts.compare.intersect)
-    note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
-    if note:
-        err_console.print(f"[yellow]note:[/] {note}", highlight=False)
-    base = choose_base(list(aligned.models), opts.base)
-    facts = inputs.facts
-    samples = None
-    if facts is not None:
-        samples = {"quality": facts.quality(list(aligned.models)),
-                   "quality_sampling": facts.quality_sampling(),
-                   "tokens": facts.tokens(list(aligned.models)), "texts": facts.texts}
-    answers = (facts.answer_classes(list(aligned.models), aligned.prompt_ids.tolist())
-               if facts is not None else None)
-    audit = build_audit(aligned, opts, base=base, answers=answers, samples=samples)
-    if facts is not None and not facts.texts_complete and inputs.rollout_paths:
-        # Too many (model, prompt) pairs to keep every text in one pass: fetch the few shown.
-        audit["samples_shown"] = samples_shown(
-            audit, collect_texts(inputs.rollout_paths, shown_pairs(audit)))
-    audit["provenance"] = {"inputs": inputs.sources, "notes": notes}
-    json_path = out.with_suffix(".json")
-    write_result(json_path, "report", opts, audit)
-    return read_result(json_path, kind="report")
+        return make_report(paths, out, opts, notes=notes,
+                           progress=lambda k: bar.advance(task, k),
+                           warn=lambda text: err_console.print(f"[yellow]note:[/] {text}",
+                                                               highlight=False))

@@ -7,7 +7,7 @@ checked once here, so the numeric core can trust its arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -33,6 +33,9 @@ class Counts:
         ``(P,)`` int64, correct samples per prompt, 0 <= c <= n.
     source
         File the counts came from (for messages and provenance).
+    extra
+        Per-prompt fields a count file carries besides id, n and c (e.g. the
+        benchmark a prompt comes from), for grouping prompts.
     """
 
     model: str
@@ -40,6 +43,7 @@ class Counts:
     n: np.ndarray
     c: np.ndarray
     source: str | None = None
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.prompt_ids = np.asarray(self.prompt_ids, dtype=object)

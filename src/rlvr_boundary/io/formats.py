@@ -5,7 +5,8 @@ Formats recognised (``--format`` names):
 ``count-jsonl``
     One JSON object per prompt, ``{"id": ..., "c": int, "n": int}`` (``prompt_id``
     is accepted for ``id``); one file per model, as written by public tools such
-    as ``passk-inference``. Other keys are ignored.
+    as ``passk-inference``. Other keys present on every line are kept as
+    per-prompt fields (``Counts.extra``).
 ``count-table``
     Rows ``(prompt_id, model, n, c)`` in CSV/TSV, JSONL or Parquet; may hold
     several models. ``model`` may be omitted when the file holds one model.
@@ -121,7 +122,7 @@ def _check_row(pid, n: int, c: int, path: Path, line: int, seen: dict, model: st
 
 
 def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
-    ids, ns, cs = [], [], []
+    ids, ns, cs, extra = [], [], [], {}
     seen: dict = {}
     for line, obj in iter_json_lines(path):
         key = "id" if "id" in obj else "prompt_id" if "prompt_id" in obj else None
@@ -141,9 +142,14 @@ def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
         ids.append(pid)
         ns.append(n)
         cs.append(c)
+        for k, v in obj.items():
+            if k not in (key, "n", "c") and isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                extra.setdefault(k, {})[len(ids) - 1] = v
     if not ids:
         raise InputError("file has no records", path=path)
-    return [Counts(label, np.array(ids, dtype=object), np.array(ns), np.array(cs), str(path))]
+    cols = {k: np.array([d.get(i) for i in range(len(ids))], dtype=object)
+            for k, d in extra.items() if len(d) == len(ids)}
+    return [Counts(label, np.array(ids, dtype=object), np.array(ns), np.array(cs), str(path), cols)]
 
 
 def _iter_table_rows(path: Path):
@@ -350,6 +356,11 @@ def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | 
         ``(kind, header or None, values (rows, cols), source name)``.
     """
     text, source = read_source(path)
+    return parse_price_table(text, source, kind)
+
+
+def parse_price_table(text: str, source: str, kind: str = "auto"):
+    """:func:`read_price_table` on text already in hand (pasted, say); ``source`` names it."""
     header, values, lines = read_columns(text, source)
     ncol = values.shape[1]
     if kind == "auto":
