@@ -166,8 +166,7 @@ def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
                     for kind, v in rc.items()}
     hist = cv.accuracy_histogram(n, c)
     return {
-        "K": K, "rule": f"solved at K when unbiased pass@K >= {1 - opts.zeta:g} "
-                        "(at K = n: at least one correct sample)",
+        "K": K, "tau": 1 - opts.zeta,
         "solved": {m: int(solved[i].sum()) for i, m in enumerate(models)},
         "union": int(solved.any(axis=0).sum()),
         "intersections": [{"models": list(x.models), "count": int(x.count)} for x in inter],

@@ -86,10 +86,6 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         "n_crossings": len(crossings),
         "crossing_bound": bound["bound"],
         "crossing_bound_V": bound["V"],
-        "crossing_bound_note": (
-            "bound on crossings of the plug-in curves 1-(1-c/n)^k (generalized Descartes rule); "
-            "n_crossings counts sign changes of the unbiased finite-n curve, which is not an "
-            "exponential sum, on the grid ks"),
         "gain_at_1": bool(diff[0] > 0) if ks[0] == 1 else None,
         "k_star": k_star,
         "k_star_continuous": crossings[0]["k_continuous"] if crossings and

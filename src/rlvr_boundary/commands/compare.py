@@ -46,8 +46,13 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.console import console, err_console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.counts import align
-    from rlvr_boundary.io.formats import detect_format, load_model_counts
-    from rlvr_boundary.io.inputs import check_choices_used, label_for, parse_labels
+    from rlvr_boundary.io.formats import (
+        check_choices_used,
+        detect_format,
+        label_for,
+        load_model_counts,
+        parse_labels,
+    )
     from rlvr_boundary.io.results import read_result, write_result
     from rlvr_boundary.report import words as W
 

@@ -31,30 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io import adapters
 from rlvr_boundary.io.counts import Counts
-from rlvr_boundary.io.rollouts import (
-    BATCH_ROWS,
-    CountReducer,
-    _check_exists,
-    is_jsonl,
-    iter_json_lines,
-    open_text,
-    parquet_files,
-    path_stem,
-    reduce_counts,
-    table_columns,
-    validate_batch,
-)
-from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
+from rlvr_boundary.io.text import _check_exists, is_jsonl, iter_json_lines, open_text, path_stem
 
-#: Quality-flag columns (every ``q_*`` column of the schema).
-QUALITY_COLUMNS = tuple(c for c in ROLLOUT_BY_NAME if c.startswith("q_"))
+# pyarrow and the Arrow readers (rollouts, adapters, Parquet) are imported inside
+# the branches that read such files: importing pyarrow takes longer than the whole
+# comparison of two count files, which needs none of it.
 
 NATIVE_FORMATS = ("count-jsonl", "count-table", "rollouts")
 
@@ -70,17 +54,21 @@ def detect_format(path: str | Path) -> str:
     if _is_csv(path):
         return "count-table"
     if path.is_dir() and not list(path.glob("part-*.parquet")):
+        from rlvr_boundary.io import adapters
+
         found = adapters.detect(path)
         if found:
             return found
         raise InputError("directory is neither a shard directory nor a known format", path=path)
-    cols = set(table_columns(path))
+    cols = set(_columns(path))
     if {"sample_idx", "correct"} <= cols and "prompt_id" in cols:
         return "rollouts"
     if {"n", "c"} <= cols and ("model" in cols or "prompt_id" in cols) and "id" not in cols:
         return "count-table"
     if {"n", "c"} <= cols and ({"id", "prompt_id"} & cols):
         return "count-jsonl" if is_jsonl(path) else "count-table"
+    from rlvr_boundary.io import adapters
+
     found = adapters.detect(path)
     if found:
         return found
@@ -88,6 +76,17 @@ def detect_format(path: str | Path) -> str:
         f"cannot tell the format from the fields {sorted(cols)[:12]}; expected a rollout table "
         "(prompt_id, model, sample_idx, correct), counts (id, n, c), or one of the adapter "
         "formats in docs/formats.md (pass --format to choose)", path=path)
+
+
+def _columns(path: Path) -> list[str]:
+    """Field names of a table: the first JSON line's keys, or a Parquet schema's names."""
+    if is_jsonl(path):
+        for _, obj in iter_json_lines(path):
+            return list(obj)
+        raise InputError("file has no JSON lines", path=path)
+    from rlvr_boundary.io.rollouts import table_columns
+
+    return table_columns(path)
 
 
 def _as_count(value: Any, *, path: Path, line: int, field: str) -> int:
@@ -171,6 +170,10 @@ def _iter_table_rows(path: Path):
     elif is_jsonl(path):
         yield from iter_json_lines(path)
     else:
+        import pyarrow.parquet as pq
+
+        from rlvr_boundary.io.rollouts import parquet_files
+
         row = 1
         for file in parquet_files(path):
             for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
@@ -216,6 +219,12 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
     ``facts`` (a :class:`~rlvr_boundary.io.samples.SampleFacts`), when given,
     sees the same batches. ``progress`` is called with each batch's row count.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rlvr_boundary.io.rollouts import BATCH_ROWS, CountReducer, validate_batch
+    from rlvr_boundary.io.samples import QUALITY_COLUMNS
+
     names = set(table.column_names)
     if {"n", "c"} <= names:
         if "model" not in names:
@@ -235,7 +244,7 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
     return list(reducer.result(path).values())
 
 
-def feed(batch, reducer: CountReducer, facts, derive: bool, progress) -> None:
+def feed(batch, reducer, facts, derive: bool, progress) -> None:
     """One validated rollout batch to the count reducer and, if any, the facts."""
     reducer.add(batch)
     if facts is not None:
@@ -274,7 +283,11 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
     if fmt == "count-table":
         return _read_count_table(path, default)
     if fmt == "rollouts":
+        from rlvr_boundary.io.rollouts import reduce_counts
+
         return list(reduce_counts(path).values())
+    from rlvr_boundary.io import adapters
+
     if fmt not in adapters.ADAPTERS:
         raise InputError(f"unknown format '{fmt}'; known: "
                          f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
@@ -391,3 +404,49 @@ def read_source(path: str | None) -> tuple[str, str]:
         return p.read_text(encoding="utf-8"), str(p)
     except UnicodeDecodeError as exc:
         raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
+
+
+# ----------------------------------------------------------------------------- naming inputs
+
+
+#: The command-line flag of each adapter choice, by (format, keyword of the adapter's read).
+CHOICE_FLAGS = {("lm-eval", "filter"): "--lm-eval-filter", ("lm-eval", "metric"): "--lm-eval-metric",
+                ("lighteval", "metric"): "--lighteval-metric", ("verl", "step"): "--verl-step"}
+
+
+def check_choices_used(choices: dict[str, dict], formats: list[str]) -> None:
+    """A choice for a format none of the inputs has is a mistake: say so, naming the flag."""
+    for fmt, kwargs in choices.items():
+        for key, value in kwargs.items():
+            if value is not None and fmt not in formats:
+                raise InputError(f"{CHOICE_FLAGS.get((fmt, key), key)} applies to {fmt} inputs, "
+                                 f"but the inputs are {', '.join(sorted(set(formats)))}")
+
+
+def label_for(path: Path, labels: dict[str, str] | None) -> str | None:
+    """The label given for ``path``: matched as given, or both resolved."""
+    if not labels:
+        return None
+    if str(path) in labels:
+        return labels[str(path)]
+    resolved = path.resolve()
+    for key, value in labels.items():
+        if Path(key).resolve() == resolved:
+            return value
+    return None
+
+
+def parse_labels(specs: list[str], paths: list[Path]) -> dict[str, str]:
+    """``PATH=NAME`` strings into a dict; each PATH must be one of the inputs."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        if "=" not in spec:
+            raise InputError(f"--label needs PATH=NAME, got {spec!r}", field="label")
+        path, name = spec.rsplit("=", 1)
+        if not name:
+            raise InputError(f"--label {spec!r} gives an empty name", field="label")
+        if label_for(Path(path), {str(p): "x" for p in paths}) is None:
+            raise InputError(f"--label {spec!r}: {path} is not one of the inputs "
+                             f"({', '.join(map(str, paths))})", field="label")
+        out[path] = name
+    return out

@@ -28,10 +28,12 @@ import pyarrow.compute as pc
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io import adapters
 from rlvr_boundary.io.counts import Counts
-from rlvr_boundary.io.formats import (
+from rlvr_boundary.io.formats import (  # noqa: F401 (label helpers re-exported)
     NATIVE_FORMATS,
-    QUALITY_COLUMNS,
+    check_choices_used,
     counts_from_table,
+    label_for,
+    parse_labels,
     detect_format,
     feed,
     load_counts,
@@ -45,21 +47,7 @@ from rlvr_boundary.io.rollouts import (
     sha256_of,
     table_columns,
 )
-from rlvr_boundary.io.samples import FACT_COLUMNS, SampleFacts
-
-
-#: The command-line flag of each adapter choice, by (format, keyword of the adapter's read).
-CHOICE_FLAGS = {("lm-eval", "filter"): "--lm-eval-filter", ("lm-eval", "metric"): "--lm-eval-metric",
-                ("lighteval", "metric"): "--lighteval-metric", ("verl", "step"): "--verl-step"}
-
-
-def check_choices_used(choices: dict[str, dict], formats: list[str]) -> None:
-    """A choice for a format none of the inputs has is a mistake: say so, naming the flag."""
-    for fmt, kwargs in choices.items():
-        for key, value in kwargs.items():
-            if value is not None and fmt not in formats:
-                raise InputError(f"{CHOICE_FLAGS.get((fmt, key), key)} applies to {fmt} inputs, "
-                                 f"but the inputs are {', '.join(sorted(set(formats)))}")
+from rlvr_boundary.io.samples import FACT_COLUMNS, QUALITY_COLUMNS, SampleFacts
 
 
 @dataclass
@@ -74,35 +62,6 @@ class Inputs:
     """Per-sample facts of the rollout inputs (None when not asked or no input has samples)."""
     rollout_paths: list[Path] = field(default_factory=list)
     """Native rollout tables among the inputs (for a second look at texts, if needed)."""
-
-
-def label_for(path: Path, labels: dict[str, str] | None) -> str | None:
-    """The label given for ``path``: matched as given, or both resolved."""
-    if not labels:
-        return None
-    if str(path) in labels:
-        return labels[str(path)]
-    resolved = path.resolve()
-    for key, value in labels.items():
-        if Path(key).resolve() == resolved:
-            return value
-    return None
-
-
-def parse_labels(specs: list[str], paths: list[Path]) -> dict[str, str]:
-    """``PATH=NAME`` strings into a dict; each PATH must be one of the inputs."""
-    out: dict[str, str] = {}
-    for spec in specs:
-        if "=" not in spec:
-            raise InputError(f"--label needs PATH=NAME, got {spec!r}", field="label")
-        path, name = spec.rsplit("=", 1)
-        if not name:
-            raise InputError(f"--label {spec!r} gives an empty name", field="label")
-        if label_for(Path(path), {str(p): "x" for p in paths}) is None:
-            raise InputError(f"--label {spec!r}: {path} is not one of the inputs "
-                             f"({', '.join(map(str, paths))})", field="label")
-        out[path] = name
-    return out
 
 
 def load_inputs(paths: list[str | Path], *, fmt: str = "auto",

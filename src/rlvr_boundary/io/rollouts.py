@@ -14,8 +14,6 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import json
 import logging
 import math
@@ -32,6 +30,15 @@ from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open, atomic_path
 from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
+from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
+    DATA_SUFFIXES,
+    _check_exists,
+    is_jsonl,
+    iter_json_lines,
+    open_text,
+    path_stem,
+    sha256_of,
+)
 from rlvr_boundary.io.schema import (
     REQUIRED_ROLLOUT,
     ROLLOUT_BY_NAME,
@@ -47,66 +54,6 @@ log = logging.getLogger(__name__)
 # ----------------------------------------------------------------------------- sources
 
 
-log = logging.getLogger(__name__)
-
-#: Data-file suffixes, longest first: what :func:`path_stem` strips.
-DATA_SUFFIXES = (".jsonl.gz", ".csv.gz", ".tsv.gz", ".jsonl", ".json", ".parquet", ".csv", ".tsv")
-
-
-def path_stem(path: str | Path) -> str:
-    """A file's name without its data suffix (``runs/base.jsonl.gz`` -> ``base``).
-
-    The default model label of single-model files and the stem of derived file
-    names. Dots inside the name stay (``Qwen2.5-7B.jsonl`` -> ``Qwen2.5-7B``).
-    """
-    name = Path(path).name
-    for ext in DATA_SUFFIXES:
-        if name.lower().endswith(ext) and len(name) > len(ext):
-            return name[: -len(ext)]
-    return name
-
-
-def is_jsonl(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".json")
-
-
-def open_text(path: Path):
-    """Open a text file, transparently gunzipping ``.gz``; undecodable bytes are an error."""
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
-
-    Raises :class:`InputError` naming the line on malformed JSON, a non-object
-    line, or bytes that are not UTF-8.
-    """
-    try:
-        with open_text(path) as fh:
-            lineno = 0
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                                     path=path, line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"expected a JSON object, found {type(obj).__name__}",
-                                     path=path, line=lineno)
-                yield lineno, obj
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-    except (OSError, EOFError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise InputError("file not found", path=path) from None
-        raise InputError(f"cannot read file ({exc})", path=path) from None
-
-
 def parquet_files(path: Path) -> list[Path]:
     """The Parquet files of a table: the file itself, or the shards of a directory."""
     if path.is_dir():
@@ -115,24 +62,6 @@ def parquet_files(path: Path) -> list[Path]:
             raise InputError("directory holds no part-*.parquet shards", path=path)
         return files
     return [path]
-
-
-def _check_exists(path: Path) -> None:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_file() and path.stat().st_size == 0:
-        raise InputError("file is empty", path=path)
-
-
-def sha256_of(path: str | Path) -> str:
-    """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
-    path = Path(path)
-    h = hashlib.sha256()
-    for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def table_columns(path: str | Path) -> list[str]:

@@ -33,11 +33,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rlvr_boundary.io.formats import QUALITY_COLUMNS
 from rlvr_boundary.io.rollouts import iter_rollout_batches, table_columns
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
 from rlvr_boundary.verify.quality import quality_flags
 
+#: The quality-flag columns: every ``q_*`` column of the schema.
+QUALITY_COLUMNS = tuple(c for c in ROLLOUT_BY_NAME if c.startswith("q_"))
 #: Per-sample token summaries averaged per model and verdict.
 TOKEN_COLUMNS = ("num_tokens", "entropy_mean", "rbf_mean", "log_ppl")
 #: Columns the facts read from a rollout table when present.

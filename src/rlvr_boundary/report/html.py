@@ -86,8 +86,9 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>rlvr-boundary report: {esc(', '.join(audit['checkpoints']))} vs "
              f"{esc(audit['base'])}</title><style>{CSS}</style></head><body>"]
-    parts.append(f"<h1>rlvr-boundary report</h1><p class=\"note\">{len(audit['checkpoints'])} "
-                 f"checkpoint(s) against the base <b>{esc(audit['base'])}</b> on "
+    parts.append(f"<h1>rlvr-boundary report</h1><p class=\"note\">"
+                 f"{W.count_phrase(len(audit['checkpoints']), 'checkpoint')} "
+                 f"against the base <b>{esc(audit['base'])}</b> on "
                  f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
                  f"{esc(schema_version)}.</p>")
     parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
@@ -124,8 +125,8 @@ def _summary(a: dict) -> str:
         parts.append(f'<p class="missing">{esc(note)}</p>')
     cov = a["coverage"]
     solved = ", ".join(f"{esc(m)} {cov['solved'][m]}" for m in a["models"])
-    parts.append(f"<p>Solved at K = {cov['K']}, meaning {esc(cov['rule'])}: {solved}; "
-                 f"union {cov['union']} of {a['n_prompts']}.</p>")
+    parts.append(f"<p>{esc(W.coverage_rule(cov))} Solved: {solved}; union {cov['union']} "
+                 f"of {a['n_prompts']}.</p>")
     dropped = W.dropped_note(a.get("dropped") or {}, a["n_prompts"])
     if dropped:
         parts.append(f'<p class="note">{esc(dropped)}</p>')
@@ -139,6 +140,10 @@ def _passk(a: dict, svgs: dict) -> str:
     return (_figure(svgs, "passk", "Unbiased pass@k (Chen et al. 2021) averaged over problems; "
                     "dotted lines mark each checkpoint's crossover k*.")
             + _table(["k", *a["models"]], rows))
+
+
+def _kci(v) -> str:
+    return "beyond the grid" if v is None else f"{v:g}"
 
 
 def _difference(a: dict, svgs: dict) -> str:
@@ -164,8 +169,7 @@ def _difference(a: dict, svgs: dict) -> str:
                       else "–"),
                      (f"{W.pts(r['delta_se'])} (K = {r['delta_se_K']})"
                       if r.get("delta_se") is not None else "–"),
-                     (f"k* {esc(ks_ci[0] if ks_ci[0] is not None else 'beyond the grid')}–"
-                      f"{esc(ks_ci[1] if ks_ci[1] is not None else 'beyond the grid')}; price "
+                     (f"k* {_kci(ks_ci[0])}–{_kci(ks_ci[1])}; price "
                       f"{W.pts(pr_ci[0], False)}–{W.pts(pr_ci[1], False)} points"
                       if ks_ci and pr_ci else "–")])
     out.append(_table(["checkpoint", "Δpass@1 (points)", "k*", "crossings, bound",
@@ -178,7 +182,7 @@ def _difference(a: dict, svgs: dict) -> str:
     for m, r in a["comparisons"].items():
         if r.get("band"):
             out.append(f"<p class=\"note\">{esc(m)}: {esc(r['band']['method'])}. "
-                       f"{esc(W.crossings_sentence(r))} {esc(r['crossing_bound_note'])}.</p>")
+                       f"{esc(W.crossings_sentence(r))}</p>")
     return "".join(out)
 
 
@@ -206,7 +210,7 @@ def _advisor(a: dict) -> str:
 
 def _coverage(a: dict, svgs: dict) -> str:
     cov = a["coverage"]
-    out = [f"<p>{esc(cov['rule'])}.</p>"]
+    out = [f"<p>{esc(W.coverage_rule(cov))}</p>"]
     rows = [[esc(m), str(t["both"]), str(t["base_only"]), str(t["rl_only"]), str(t["neither"])]
             for m, t in cov["table_2x2"].items()]
     if rows:

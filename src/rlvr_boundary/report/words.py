@@ -121,14 +121,27 @@ def band_sentence(res: dict) -> str | None:
 
 
 def crossings_sentence(res: dict) -> str:
+    """Observed crossings and the bound, and what each is of."""
     n = res["n_crossings"]
     where = ", ".join(f"between k = {c['k_before']} and {c['k_after']}, near k = "
                       f"{c['k_continuous']:.1f}" for c in res["crossings"])
-    return (f"The curves cross {n} time{'s' if n != 1 else ''} on the grid"
+    return (f"The unbiased curves cross {n} time{'s' if n != 1 else ''} on the grid"
             + (f": {where}" if where else "")
-            + f". The success rates allow at most {res['crossing_bound']} crossing"
-            + ("s" if res["crossing_bound"] != 1 else "")
-            + " by the generalized Descartes rule of signs.")
+            + f". The plug-in curves 1 - (1 - c/n)^k can cross at most "
+            + f"{res['crossing_bound']} time{'s' if res['crossing_bound'] != 1 else ''}, by the "
+            "generalized Descartes rule of signs; the unbiased finite-n curves are not "
+            "exponential sums, so the bound applies to them only approximately.")
+
+
+def count_phrase(n: int, noun: str) -> str:
+    """'1 checkpoint', '3 checkpoints'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def coverage_rule(cov: dict) -> str:
+    """When a problem counts as solved at the audit budget K."""
+    return (f"A problem counts as solved at K = {cov['K']} when its unbiased pass@{cov['K']} "
+            f"is at least {cov['tau']:g}; at K = n that means at least one correct sample.")
 
 
 def bootstrap_sentence(res: dict) -> str | None:
