@@ -41,6 +41,11 @@ def test_example_headline_and_no_python_in_the_output(capsys):
     assert "the first budget where RL is truly worse lies between k = 11 and k = 61" in out
     assert not PY_LEAKS.search(out), PY_LEAKS.search(out)
     assert not re.search(r"\([^()]*\(", out)
+    # The README shows this output: it must stay true.
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    block = readme.split("On the example:\n\n```\n", 1)[1].split("```", 1)[0]
+    for line in block.strip().splitlines():
+        assert line in out, line
 
 
 def test_rl_that_never_loses_prints_no_none(tmp_path, capsys):
