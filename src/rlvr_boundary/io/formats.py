@@ -244,6 +244,38 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
     return list(reducer.result(path).values())
 
 
+def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None = None, *,
+                 facts=None, progress=None) -> list[Counts]:
+    """Counts (and, given ``facts``, per-sample facts) of an input in another tool's format.
+
+    Adapters that can (verl, limit-of-RLVR) stream their rows: each batch is
+    validated and reduced as it is read, so no table of every text is held.
+    The others return a table, reduced in memory.
+    """
+    from rlvr_boundary.io import adapters
+    from rlvr_boundary.io.adapters._common import streaming
+    from rlvr_boundary.io.rollouts import CountReducer, validate_batch
+
+    if fmt not in adapters.ADAPTERS:
+        raise InputError(f"unknown format '{fmt}'; known: "
+                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
+    if getattr(adapters.ADAPTERS[fmt], "STREAMS", False):
+        reducer = CountReducer()
+        row = [1]
+
+        def sink(batch) -> None:
+            # Their tables carry text and no quality flags: derive the flags from the text.
+            feed(validate_batch(batch, path, row[0]), reducer, facts, True, progress)
+            row[0] += batch.num_rows
+
+        with streaming(sink):
+            adapters.read(fmt, path, model=label, **(choices or {}))
+        return list(reducer.result(path).values())
+    table = adapters.read(fmt, path, model=label, **(choices or {}))
+    return counts_from_table(table, path, label or path_stem(path), facts=facts,
+                             progress=progress)
+
+
 def feed(batch, reducer, facts, derive: bool, progress) -> None:
     """One validated rollout batch to the count reducer and, if any, the facts."""
     reducer.add(batch)
@@ -286,13 +318,7 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
         from rlvr_boundary.io.rollouts import reduce_counts
 
         return list(reduce_counts(path).values())
-    from rlvr_boundary.io import adapters
-
-    if fmt not in adapters.ADAPTERS:
-        raise InputError(f"unknown format '{fmt}'; known: "
-                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
-    table = adapters.read(fmt, path, model=label, **(choices or {}))
-    return counts_from_table(table, path, default)
+    return read_adapter(fmt, path, label, choices)
 
 
 def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = "auto",

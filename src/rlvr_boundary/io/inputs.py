@@ -26,12 +26,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io import adapters
 from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.formats import (  # noqa: F401 (label helpers re-exported)
     NATIVE_FORMATS,
     check_choices_used,
-    counts_from_table,
+    read_adapter,
     label_for,
     parse_labels,
     detect_format,
@@ -42,7 +41,6 @@ from rlvr_boundary.io.rollouts import (
     REQUIRED_ROLLOUT,
     CountReducer,
     iter_rollout_batches,
-    path_stem,
     read_manifest,
     sha256_of,
     table_columns,
@@ -139,11 +137,7 @@ def _read_one(path: Path, fmt: str, label: str | None, choices: dict[str, dict],
         return list(reducer.result(path).values())
     if fmt in NATIVE_FORMATS:
         return load_counts(path, fmt=fmt, label=label)
-    if fmt not in adapters.ADAPTERS:
-        raise InputError(f"unknown format '{fmt}'; known: "
-                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
-    table = adapters.read(fmt, path, model=label, **choices.get(fmt, {}))
-    return counts_from_table(table, path, label or path_stem(path), facts=acc, progress=progress)
+    return read_adapter(fmt, path, label, choices.get(fmt, {}), facts=acc, progress=progress)
 
 
 def _relabelled(batch, label: str, path: Path):

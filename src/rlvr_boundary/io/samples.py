@@ -61,6 +61,7 @@ class SampleFacts:
         self.texts: dict = {}  # (m, p) -> {"correct": [...], "incorrect": [...]}
         self.text_chars = 0
         self.texts_complete = True
+        self.answer_seen = False  # an all-null answer column carries no answers
         self.answers: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # (m, p) -> a -> [n, c]
         self.moments: dict = defaultdict(lambda: np.zeros(3))  # (col, m, correct) -> [n, sum, sum2]
         self.bins: dict = defaultdict(lambda: None)  # (m, correct) -> (B, 2) [count, sum]
@@ -174,6 +175,8 @@ class SampleFacts:
     def add(self, t: pa.Table) -> None:
         names = set(t.column_names)
         self.columns |= names
+        if "answer" in names and t.column("answer").null_count < t.num_rows:
+            self.answer_seen = True
         if "answer" in names:
             g = t.select(["model", "prompt_id", "answer", "correct"]).group_by(
                 ["model", "prompt_id", "answer"], use_threads=False).aggregate(
@@ -246,7 +249,7 @@ class SampleFacts:
         A missing answer (incomplete output) is the class "NA" in ``all`` (it is
         never a correct answer class).
         """
-        if "answer" not in self.columns:
+        if "answer" not in self.columns or not self.answer_seen:
             return None
         out: dict = {"all": {}, "correct": {}}
         for m in models:

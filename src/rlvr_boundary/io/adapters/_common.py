@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import math
@@ -93,6 +95,24 @@ def as_text(value) -> str | None:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+#: Where a streaming reader sends each batch (see :func:`streaming`); None: keep them.
+_SINK: contextvars.ContextVar = contextvars.ContextVar("rlvr_boundary_adapter_sink",
+                                                      default=None)
+
+
+@contextlib.contextmanager
+def streaming(sink):
+    """Within this block, the :class:`TableBuilder` of a streaming adapter (``STREAMS``)
+    hands every batch of 65,536 rows to ``sink`` instead of holding it; its
+    ``table()`` then returns an empty table with the schema. A verl or
+    limit-of-RLVR dump of millions of samples is reduced as it is read."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
 class TableBuilder:
     """Accumulate rows column-wise and convert them to Arrow every ``BATCH_ROWS`` rows.
 
@@ -111,6 +131,7 @@ class TableBuilder:
         self.non_null: set[str] = set()
         self.rows = 0
         self.pending = 0
+        self.sink = _SINK.get()
 
     def add(self, **values) -> None:
         """Append one row; columns not given are null."""
@@ -136,7 +157,11 @@ class TableBuilder:
         if self.pending:
             arrays = [pa.array(v, self.types[c]) for c, v in self.cols.items()]
             self.non_null.update(c for c, a in zip(self.cols, arrays) if a.null_count < len(a))
-            self.batches.append(pa.RecordBatch.from_arrays(arrays, names=list(self.cols)))
+            batch = pa.RecordBatch.from_arrays(arrays, names=list(self.cols))
+            if self.sink is not None:
+                self.sink(batch)
+            else:
+                self.batches.append(batch)
             self.cols = {c: [] for c in self.cols}
             self.pending = 0
 

@@ -35,6 +35,8 @@ from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import TableBuilder, as_text, first_json, short_hash
 from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
+#: Its rollout rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "verl"
 _STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
 _VERDICT_SCORES = (-1, 0, 1)
