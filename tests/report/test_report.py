@@ -293,3 +293,26 @@ def test_docs_python_pipeline_runs(tmp_path, monkeypatch):
     exec(compile(code, "docs/report.md", "exec"), {"CompareOptions": CompareOptions})
     assert "RL " in Path("audit.html").read_text()
     assert json.loads(Path("audit.json").read_text())["kind"] == "report"
+
+
+def test_base_curves_are_computed_once_per_audit(monkeypatch):
+    """Three checkpoints against one base: each model's per-prompt curves are computed once."""
+    import rlvr_boundary.analysis.audit as audit_mod
+    import rlvr_boundary.analysis.pairwise as pairwise_mod
+    from rlvr_boundary.io.counts import Counts
+
+    calls = []
+    real = audit_mod.pass_at_k
+
+    def counting(n, c, ks):
+        calls.append(int(np.asarray(c).sum()))
+        return real(n, c, ks)
+
+    monkeypatch.setattr(audit_mod, "pass_at_k", counting)
+    monkeypatch.setattr(pairwise_mod, "pass_at_k", counting)
+    rng = np.random.default_rng(3)
+    ids = [f"p{i}" for i in range(15)]
+    counts = [Counts(m, ids, [8] * 15, rng.integers(0, 9, 15)) for m in
+              ("base", "ck-1", "ck-2", "ck-3")]
+    build_audit(align(counts), ReportOptions(compare=CompareOptions(bootstrap=50)), base="base")
+    assert len(calls) == 4  # one per model, none per comparison
