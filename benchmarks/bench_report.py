@@ -2,7 +2,7 @@
 
 500 prompts x 4 models (base and three checkpoints) x n = 1,024 samples, written as
 one Parquet file with text, answer, verdict, token summaries and quality flags.
-Target (issue 3): the report in under 60 s with peak memory under 2 GB.
+Target: the report in under 60 s with peak memory under 2 GB.
 
 Peer, measured in the same run: pandas reading the same table and computing only
 the per-(prompt, model) counts with ``groupby`` -- the first step of a home-made
