@@ -167,6 +167,18 @@ def test_lone_surrogates_are_replaced_and_reported(tmp_path, caplog):
     assert "1 value(s) held lone surrogates" in caplog.text and "field 'text'" in caplog.text
 
 
+def test_lone_surrogates_are_reported_once_per_file(tmp_path, caplog):
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    p = tmp_path / "many.jsonl"
+    p.write_text("".join(json.dumps({"prompt_id": f"a{i}", "model": "m", "sample_idx": 0,
+                                     "correct": True, "text": "\udcff"}) + "\n"
+                         for i in range(30)))
+    batches = list(iter_rollout_batches(p, ["text"], batch_rows=4))
+    assert len(batches) == 8
+    assert caplog.text.count("held lone surrogates") == 1
+
+
 def test_write_rollouts_writes_the_coerced_table_and_fresh_versions(tmp_path):
     from rlvr_boundary import __version__
     from rlvr_boundary.io.results import SCHEMA_VERSION

@@ -47,6 +47,8 @@ from rlvr_boundary.io.schema import (
 )
 
 BATCH_ROWS = 65_536
+#: (file, field) pairs whose lone surrogates were already reported.
+_SURROGATES_REPORTED: set[tuple[str, str]] = set()
 
 log = logging.getLogger(__name__)
 
@@ -289,8 +291,12 @@ def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
                     v = v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
                     n_bad += 1
             fixed.append(v)
-        log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
-                    "replaced them with U+FFFD", path, name, n_bad)
+        # Said once per file and field, not once per batch: a long file would repeat it.
+        if (str(path), name) not in _SURROGATES_REPORTED:
+            _SURROGATES_REPORTED.add((str(path), name))
+            log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
+                        "replaced them with U+FFFD (later batches of this file are not "
+                        "reported again)", path, name, n_bad)
         return _pylist_to_array(name, fixed, path)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"values of mixed or unsupported types ({exc})", path=path,
