@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         load_model_counts,
         parse_labels,
     )
-    from rlvr_boundary.io.results import read_result, write_result
+    from rlvr_boundary.io.results import envelope, read_result, write_doc
     from rlvr_boundary.report import words as W
 
     if args.example:
@@ -98,11 +98,9 @@ def run(args: argparse.Namespace) -> int:
         targets.append(out / "result.json")
     if args.json:
         targets.append(Path(args.json))
-    from rlvr_boundary.io.results import envelope
-
     doc = envelope("compare", opts, res)  # validates the payload before anything is written
     for t in targets:
-        write_result(t, "compare", opts, res)
+        write_doc(t, doc)
     if args.out:
         doc = read_result(targets[0], kind="compare")  # the files come from the result alone
         write_curves_csv(Path(args.out) / "curves.csv", doc)

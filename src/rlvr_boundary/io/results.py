@@ -76,7 +76,11 @@ def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]
 
 def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, Any]) -> dict:
     """Write a result JSON atomically and return the dict that was written."""
-    doc = envelope(kind, options, payload)
+    return write_doc(path, envelope(kind, options, payload))
+
+
+def write_doc(path: str | Path, doc: dict[str, Any]) -> dict:
+    """Write an enveloped result (from :func:`envelope`) atomically; return it."""
     with atomic_open(path, "w") as fh:
         json.dump(doc, fh, indent=1, allow_nan=False)
         fh.write("\n")
