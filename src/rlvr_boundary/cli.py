@@ -14,13 +14,15 @@ import importlib
 import pkgutil
 import sys
 
+from rich.markup import escape
+
+import rlvr_boundary.commands as pkg
 from rlvr_boundary import __version__
+from rlvr_boundary.console import err_console
 from rlvr_boundary.errors import InputError, MissingExtraError
 
 
 def _command_modules() -> list[str]:
-    import rlvr_boundary.commands as pkg
-
     return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
 
 
@@ -40,10 +42,6 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from rich.markup import escape
-
-    from rlvr_boundary.console import err_console
-
     try:
         code = args.func(args)
     except InputError as exc:

@@ -14,8 +14,24 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console; piped or redirected output is not wrapped at 80 columns.
+
+    rich assumes 80 columns when the stream is not a terminal, which cuts table
+    cells ("inconclusi…") and breaks lines in the middle of a sentence for a
+    script reading the output. Unless COLUMNS says otherwise, such output gets
+    one line per message and tables at their natural width.
+    """
+    c = Console(stderr=stderr, highlight=False)
+    if c.is_terminal or os.environ.get("COLUMNS"):
+        return c
+    return Console(stderr=stderr, highlight=False, width=10_000, soft_wrap=True)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 
 def progress(disable: bool | None = None) -> Progress:

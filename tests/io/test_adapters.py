@@ -371,3 +371,31 @@ def test_report_from_verl_dumps_shows_evolution_and_texts(tmp_path):
     assert [r["step"] for r in res["evolution"]["rows"]] == [0, 50, 100]
     assert res["provenance"]["inputs"][0]["format"] == "verl"
     assert "\\boxed{" in out.read_text()  # completion texts reached the page
+
+
+def test_verl_dumps_stream_in_batches(tmp_path, monkeypatch):
+    """A streaming adapter hands batches to the reducer as it reads: no whole table is built."""
+    from rlvr_boundary.io.adapters import _common
+    from rlvr_boundary.io.inputs import load_inputs
+
+    monkeypatch.setattr(_common, "BATCH_ROWS", 10)
+    d = tmp_path / "val"
+    d.mkdir()
+    V = verdicts(3, 12, 4, 0.5)  # 48 rows: five batches of at most 10
+    tf.write_verl_dump(d, 40, V)
+    seen = []
+    real = _common.TableBuilder._flush
+
+    def spy(self):
+        if self.pending:
+            seen.append((self.pending, self.sink is not None))
+        real(self)
+        assert not self.batches  # streamed, never held
+
+    monkeypatch.setattr(_common.TableBuilder, "_flush", spy)
+    got = load_inputs([d], facts=True)
+    assert [n for n, _ in seen] == [10, 10, 10, 10, 8] and all(s for _, s in seen)
+    (ct,) = got.counts
+    assert ct.model == "step-40"
+    assert sorted(zip(ct.n.tolist(), ct.c.tolist())) == sorted((4, int(v)) for v in V.sum(axis=1))
+    assert got.facts is not None and got.facts.texts  # texts kept from the same batches

@@ -165,3 +165,34 @@ def test_lone_surrogates_are_replaced_and_reported(tmp_path, caplog):
     t = read_rollouts(p)
     assert t["text"][0].as_py() == "\ufffd ok \U0001F600"  # pairs kept, the lone one replaced
     assert "1 value(s) held lone surrogates" in caplog.text and "field 'text'" in caplog.text
+
+
+def test_lone_surrogates_are_reported_once_per_file(tmp_path, caplog):
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    p = tmp_path / "many.jsonl"
+    p.write_text("".join(json.dumps({"prompt_id": f"a{i}", "model": "m", "sample_idx": 0,
+                                     "correct": True, "text": "\udcff"}) + "\n"
+                         for i in range(30)))
+    batches = list(iter_rollout_batches(p, ["text"], batch_rows=4))
+    assert len(batches) == 8
+    assert caplog.text.count("held lone surrogates") == 1
+
+
+def test_write_rollouts_writes_the_coerced_table_and_fresh_versions(tmp_path):
+    from rlvr_boundary import __version__
+    from rlvr_boundary.io.results import SCHEMA_VERSION
+    from rlvr_boundary.io.schema import manifest_path_for
+
+    t = pa.table({"prompt_id": [7, 8], "model": ["m", "m"], "sample_idx": [0, 0],
+                  "correct": [1, 0]})  # integer ids and 0/1 verdicts: coerced on write
+    copied = {"schema_version": "0.1", "tool_version": "0.0.1", "engine": "vllm"}
+    path = write_rollouts(t, tmp_path / "r.parquet", manifest=copied)
+    schema = pq.read_schema(path)
+    assert schema.field("prompt_id").type == pa.string()
+    assert schema.field("correct").type == pa.bool_()
+    man = json.loads(manifest_path_for(path).read_text())
+    assert man == {"schema_version": SCHEMA_VERSION, "tool_version": __version__,
+                   "engine": "vllm"}
+    j = write_rollouts(t, tmp_path / "r.jsonl")
+    assert json.loads(j.read_text().splitlines()[0])["correct"] is True

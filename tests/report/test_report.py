@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import numpy as np
 import pyarrow.compute as pc
 import pytest
 
 from rlvr_boundary.analysis.audit import ReportOptions, build_audit, step_of
+from rlvr_boundary.analysis.pairwise import CompareOptions
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.counts import align
 from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts
@@ -30,18 +30,18 @@ def rollout_report(tmp_path_factory):
             "json": json.loads(out.with_suffix(".json").read_text()), "dir": d}
 
 
-def test_example_report_under_30_seconds(tmp_path, capsys):
+def test_example_report(tmp_path, capsys):
+    # Its speed is measured in benchmarks/, not here: a shared machine makes timed tests flaky.
     out = tmp_path / "r.html"
-    t0 = time.perf_counter()
     assert main(["report", "--example", "--out", str(out)]) == 0
-    assert time.perf_counter() - t0 < 30
-    text = " ".join(capsys.readouterr().out.split())  # undo terminal wrapping
-    assert "gains up to k = 10; loses from k = 61" in text and "price 1.98 points at k = 128" in text
+    text = capsys.readouterr().out
+    assert "RL helps up to k = 10 and hurts from k = 61." in text
+    assert "is 1.98 points at k = 128" in text
     page = out.read_text()
     for sid, _ in SECTIONS:
         assert f'<section id="{sid}">' in page
     data = json.loads(out.with_suffix(".json").read_text())
-    assert data["kind"] == "report" and data["options"]["bootstrap"] == 4000
+    assert data["kind"] == "report" and data["options"]["compare"]["bootstrap"] == 4000
     # Coverage and support agree: P + S = base solved, P + E = RL solved (SPEC section 2).
     base, rl = data["base"], data["checkpoints"][0]
     s = data["support"]["problem"][rl]
@@ -146,7 +146,7 @@ def test_build_audit_two_models_by_hand():
     ids = ["a", "b", "c", "d"]
     base = Counts("base", ids, [4, 4, 4, 4], [4, 0, 2, 1])
     rl = Counts("rl", ids, [4, 4, 4, 4], [4, 1, 0, 4])
-    a = build_audit(align([base, rl]), ReportOptions(bootstrap=200), base="base")
+    a = build_audit(align([base, rl]), ReportOptions(compare=CompareOptions(bootstrap=200)), base="base")
     # solved at K = 4 means c >= 1: base {a, c, d}, rl {a, b, d}
     assert a["coverage"]["table_2x2"]["rl"] == {"both": 2, "base_only": 1, "rl_only": 1,
                                                 "neither": 0}
@@ -184,3 +184,135 @@ def test_hostile_model_label_is_escaped_in_text_and_figures(tmp_path):
     assert "&lt;script&gt;alert(1)" in page  # shown, as text
     # Every SVG comment matplotlib writes stays a comment (no early "-->").
     assert page.count("<!--") == page.count("-->")
+
+
+def test_from_result_redraws_the_page_byte_for_byte(rollout_report, tmp_path, capsys):
+    """The page is drawn from the result file alone: redrawn from it, it is identical."""
+    d = rollout_report["dir"]
+    first = (d / "audit.html").read_bytes()
+    json_before = (d / "audit.json").read_bytes()
+    # Move the inputs away: --from must not read them.
+    moved = tmp_path / "elsewhere.parquet"
+    rollout_report["path"].rename(moved)
+    try:
+        assert main(["report", "--from", str(d / "audit.json"), "--out", str(d / "audit.html"),
+                     "--bootstrap", "7"]) == 0
+    finally:
+        moved.rename(rollout_report["path"])
+    assert (d / "audit.html").read_bytes() == first
+    assert (d / "audit.json").read_bytes() == json_before  # nothing added to the result
+    out = capsys.readouterr().out
+    assert "step-200: RL" in out and "support retention rate SRR" in out
+
+
+def test_from_needs_a_report_result(tmp_path, capsys):
+    f = tmp_path / "c.json"
+    assert main(["compare", "--example", "--bootstrap", "50", "--json", str(f)]) == 0
+    capsys.readouterr()
+    assert main(["report", "--from", str(f), "--out", str(tmp_path / "x.html")]) == 2
+    assert "expected a 'report' result, found 'compare'" in capsys.readouterr().err
+
+
+def test_empty_sections_name_commands_that_exist(tmp_path):
+    from rlvr_boundary.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    out = tmp_path / "e.html"
+    assert main(["report", "--example", "--out", str(out), "--bootstrap", "50",
+                 "--no-figures"]) == 0
+    page = out.read_text()
+    named = set(re.findall(r"rlvr-boundary ([a-z][a-z-]*)", page))
+    assert named and named <= set(sub.choices), named - set(sub.choices)
+
+
+def test_summary_words_on_the_page(rollout_report):
+    page, r = rollout_report["html"], rollout_report["json"]
+    assert "summary" not in r  # sentences are made from the numbers, not stored
+    summary = page[page.index('<section id="summary">'):page.index('<section id="passk">')]
+    for m in r["checkpoints"]:
+        assert f"<b>{m}</b>: RL " in summary
+    assert "support retention rate SRR = " in summary and "net discovery rate NDR = " in summary
+    assert "net support change rate NSCR = " in summary
+
+
+def test_quality_flags_from_text_say_they_are_sampled(tmp_path):
+    table = synthetic_rollouts(prompts=10, n=8)
+    table = table.drop_columns([c for c in table.column_names if c.startswith("q_")])
+    path = tmp_path / "r.parquet"
+    write_rollouts(table, path)
+    out = tmp_path / "q.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "50", "--no-figures",
+                 "--quality-sample", "30"]) == 0
+    r = json.loads(out.with_suffix(".json").read_text())
+    assert r["quality_sampling"]["base"] == {"sampled": 30, "completions": 80}
+    assert r["quality"]["q_no_boxed"]["base"]["all"]["count"] == 30
+    assert "a uniform random sample of 30 of 80 completions" in out.read_text()
+
+
+def test_inputs_are_read_once(tmp_path, monkeypatch):
+    """Each rollout file is parsed by one pass of batches (counts, facts and texts together)."""
+    import rlvr_boundary.io.inputs as inputs_mod
+
+    table = synthetic_rollouts(prompts=8, n=4)
+    path = tmp_path / "r.jsonl"
+    write_rollouts(table, path)
+    calls = []
+    real = inputs_mod.iter_rollout_batches
+
+    def counting(*a, **k):
+        calls.append(a[0])
+        yield from real(*a, **k)
+
+    monkeypatch.setattr(inputs_mod, "iter_rollout_batches", counting)
+    import rlvr_boundary.io.samples as samples_mod
+
+    monkeypatch.setattr(samples_mod, "iter_rollout_batches",
+                        lambda *a, **k: pytest.fail("a second pass over the inputs"))
+    out = tmp_path / "once.html"
+    assert main(["report", str(path), "--out", str(out), "--bootstrap", "50",
+                 "--no-figures"]) == 0
+    assert calls == [path]
+    r = json.loads(out.with_suffix(".json").read_text())
+    assert r["samples_shown"] and r["quality"] and r["diversity"]
+
+
+def test_docs_python_pipeline_runs(tmp_path, monkeypatch):
+    """The Python example of docs/report.md runs as written (docs that are run do not drift)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "report.md").read_text()
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(1)
+    for name in ("base", "rl"):
+        Path(f"{name}.jsonl").write_text("".join(
+            json.dumps({"id": f"p{i}", "n": 8, "c": int(rng.integers(0, 9))}) + "\n"
+            for i in range(25)))
+    code = code.replace("ReportOptions()", "ReportOptions(compare=CompareOptions(bootstrap=50), "
+                                           "figures=False)")
+    exec(compile(code, "docs/report.md", "exec"), {"CompareOptions": CompareOptions})
+    assert "RL " in Path("audit.html").read_text()
+    assert json.loads(Path("audit.json").read_text())["kind"] == "report"
+
+
+def test_base_curves_are_computed_once_per_audit(monkeypatch):
+    """Three checkpoints against one base: each model's per-prompt curves are computed once."""
+    import rlvr_boundary.analysis.audit as audit_mod
+    import rlvr_boundary.analysis.pairwise as pairwise_mod
+    from rlvr_boundary.io.counts import Counts
+
+    calls = []
+    real = audit_mod.pass_at_k
+
+    def counting(n, c, ks):
+        calls.append(int(np.asarray(c).sum()))
+        return real(n, c, ks)
+
+    monkeypatch.setattr(audit_mod, "pass_at_k", counting)
+    monkeypatch.setattr(pairwise_mod, "pass_at_k", counting)
+    rng = np.random.default_rng(3)
+    ids = [f"p{i}" for i in range(15)]
+    counts = [Counts(m, ids, [8] * 15, rng.integers(0, 9, 15)) for m in
+              ("base", "ck-1", "ck-2", "ck-3")]
+    build_audit(align(counts), ReportOptions(compare=CompareOptions(bootstrap=50)), base="base")
+    assert len(calls) == 4  # one per model, none per comparison

@@ -10,7 +10,12 @@ import pytest
 
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.rollouts import read_rollouts, write_rollouts
-from rlvr_boundary.shaping.rft import RftOptions, select_rft
+from rlvr_boundary.shaping.rft import RftOptions, select_rft as _select_rft
+from rlvr_boundary.verify import quality
+
+
+def select_rft(*args, **kw):
+    return _select_rft(*args, text_ops=quality, **kw)
 
 GOOD = "We add {a} and {b} to get {s}. So the answer is \\boxed{{{s}}}."
 TAIL = " Let me double check. Yes this is right, I am sure about it."

@@ -1,9 +1,10 @@
 """Every number of the audit report, from aligned counts (and optional per-sample facts).
 
-This is the orchestration behind ``rlvr-boundary report``: it calls the numeric core
+The computation behind ``rlvr-boundary report``: it calls the numeric core
 (:mod:`rlvr_boundary.core`) for a base model and any number of checkpoints and
-returns a JSON-ready dict. Reading files lives in :mod:`rlvr_boundary.report.samples`,
-drawing in :mod:`rlvr_boundary.report.figures`, HTML in :mod:`rlvr_boundary.report.html`.
+returns a JSON-ready dict, with no sentences in it. Reading files lives in
+:mod:`rlvr_boundary.io.inputs`, words in :mod:`rlvr_boundary.report.words`,
+drawing and HTML in :mod:`rlvr_boundary.report`, which reads only the result file.
 
 Sections computed here:
 
@@ -22,56 +23,17 @@ Sections computed here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 import numpy as np
 
-from rlvr_boundary.analysis.pairwise import (
-    CompareOptions,
-    compare_aligned,
-    gain_run_end,
-    parse_ks,
-    verdict,
-)
+from rlvr_boundary.analysis.aligned import Aligned
+from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
 from rlvr_boundary.core import support as sp
+from rlvr_boundary.core.diversity import answer_diversity_many
 from rlvr_boundary.core.passk import pass_at_k
-from rlvr_boundary.io.counts import Aligned
-
-
-@dataclass
-class ReportOptions:
-    """Options of ``rlvr-boundary report`` (recorded in the JSON result)."""
-
-    base: str | None = None
-    """Label of the base model; default: a model labelled 'base', else the first model read."""
-    k: int | None = None
-    """Audit budget K for coverage and support; default the smallest n over all models."""
-    ks: str | None = None
-    """pass@k grid, e.g. "1-128"; default every k from 1 to the smallest n."""
-    zeta: float = 0.05
-    """Miss probability of the empirical support and of 'solved at K' (pass@K >= 1 - zeta)."""
-    bootstrap: int = 4000
-    """Gaussian multipliers of the simultaneous bands and paired-bootstrap resamples."""
-    alpha: float = 0.05
-    """1 - confidence level of the bands and bootstrap intervals."""
-    seed: int = 0
-    """Seed of every random draw."""
-    top: int = 10
-    """Number of most regressed / most improved prompts listed."""
-    lucky_below: float = 0.05
-    """A problem is a 'lucky guess' candidate when 0 < c/n < lucky_below."""
-    lucky_max: int = 30
-    """At most this many lucky-guess problems are listed (rarest first)."""
-    diversity_k: int | None = None
-    """Budget of the answer-diversity statistics; default min(16, smallest n)."""
-    intersect: bool = False
-    """Audit the common prompts when the models' prompt sets differ (else an error)."""
-    format: str = "auto"
-    """Input format name, or auto-detection."""
-    figures: bool = True
-    """Write the figures as PNG and PDF beside the report."""
+from rlvr_boundary.errors import InputError
 
 
 _STEP = re.compile(r"(?:global[_-]?)?step[_-]?(\d+)|(?:^|[_-])s(\d+)$|ckpt[_-]?(\d+)", re.I)
@@ -87,8 +49,6 @@ def step_of(label: str) -> int | None:
 
 def choose_base(models: list[str], requested: str | None) -> str:
     """The base label: the requested one, else 'base' if present, else the first."""
-    from rlvr_boundary.errors import InputError
-
     if requested is not None:
         if requested not in models:
             raise InputError(f"--base '{requested}' is not among the models read: "
@@ -101,7 +61,7 @@ def choose_base(models: list[str], requested: str | None) -> str:
 
 
 def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
-                answers: dict | None = None) -> dict:
+                answers: dict | None = None, samples: dict | None = None) -> dict:
     """Compute the whole audit.
 
     Parameters
@@ -117,6 +77,11 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
         (None answers under the key ``None``) and ``{model: list of P dicts}`` of
         the correct samples only, as ``{"all": ..., "correct": ...}``; enables the
         diversity and per-answer support sections.
+    samples
+        Optional per-sample summaries gathered while reading: ``quality``,
+        ``quality_sampling``, ``tokens`` (dicts per model) and ``texts``
+        (``{(model, prompt_id): {"correct": [...], "incorrect": [...]}}``). Only the
+        texts of problems the audit lists are kept, as ``samples_shown``.
 
     Returns
     -------
@@ -128,12 +93,10 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
     n, c = aligned.n, aligned.c  # (M, P)
     P = n.shape[1]
     n_min = int(n.min())
-    ks = parse_ks(opts.ks, n_min)
+    ks = parse_ks(opts.compare.grid, n_min)
     K = int(opts.k) if opts.k is not None else n_min
-    if K < 1 or K > n_min:
-        from rlvr_boundary.errors import InputError
-
-        raise InputError(f"audit budget K = {K} must lie in 1..{n_min} (the smallest n)", field="k")
+    if K > n_min:
+        raise InputError(f"--k: the audit budget K = {K} must lie in 1..{n_min} (the smallest n)")
     curves = {m: pass_at_k(n[i], c[i], ks) for i, m in enumerate(models)}  # each (P, K)
     out: dict = {
         "models": models, "base": base, "checkpoints": others, "n_prompts": P,
@@ -144,21 +107,40 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
         "pass_at_k": {m: curves[m].mean(axis=0) for m in models},
         "dropped": aligned.dropped,
     }
-    cmp_opts = CompareOptions(ks=opts.ks, bootstrap=opts.bootstrap, alpha=opts.alpha,
-                              seed=opts.seed)
-    out["comparisons"] = {}
-    for m in others:
-        res = compare_aligned(aligned, base, m, cmp_opts)
-        res["verdict"] = verdict(res)
-        out["comparisons"][m] = res
+    # The base's per-prompt curves are computed once, above, for every checkpoint.
+    out["comparisons"] = {m: compare_aligned(aligned, base, m, opts.compare, curves=curves)
+                          for m in others}
     out["coverage"] = _coverage(aligned, base, others, K, opts)
     out["support"] = _support(aligned, base, others, K, opts, answers)
     out["diversity"] = _diversity(models, answers, n_min, opts)
     out["evolution"] = _evolution(models, base, curves, ks, K)
-    out["advisor"] = _advisor(models, curves, ks, opts)
+    out["advisor"] = _advisor(models, curves, ks, opts, out["comparisons"], base)
     out["lucky"] = _lucky(aligned, opts)
-    out["summary"] = _summary(out)
+    samples = samples or {}
+    out["quality"] = samples.get("quality")
+    out["quality_sampling"] = samples.get("quality_sampling")
+    out["tokens"] = samples.get("tokens")
+    out["samples_shown"] = samples_shown(out, samples.get("texts") or {})
     return out
+
+
+def samples_shown(audit: dict, texts: dict) -> list[dict]:
+    """The texts of the problems the audit lists, as JSON rows (model, prompt_id, texts)."""
+    return [{"model": m, "prompt_id": p, **texts[(m, p)]}
+            for m, p in sorted(shown_pairs(audit) & set(texts))]
+
+
+def shown_pairs(audit: dict) -> set[tuple[str, str]]:
+    """(model, prompt_id) pairs whose sample texts the report shows: the ranked lists
+    (base and checkpoint) and the lucky-guess list."""
+    base = audit["base"]
+    wanted = set()
+    for m in audit["checkpoints"]:
+        for kind in ("regressions", "gains"):
+            for r in audit["coverage"]["ranked"][m][kind]:
+                wanted |= {(base, r["prompt_id"]), (m, r["prompt_id"])}
+    wanted |= {(r["model"], r["prompt_id"]) for r in audit["lucky"]}
+    return wanted
 
 
 def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
@@ -184,8 +166,7 @@ def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
                     for kind, v in rc.items()}
     hist = cv.accuracy_histogram(n, c)
     return {
-        "K": K, "rule": f"solved at K when unbiased pass@K >= {1 - opts.zeta:g} "
-                        "(at K = n: at least one correct sample)",
+        "K": K, "tau": 1 - opts.zeta,
         "solved": {m: int(solved[i].sum()) for i, m in enumerate(models)},
         "union": int(solved.any(axis=0).sum()),
         "intersections": [{"models": list(x.models), "count": int(x.count)} for x in inter],
@@ -228,8 +209,6 @@ def _support(aligned: Aligned, base: str, others: list[str], K: int, opts: Repor
 def _diversity(models: list[str], answers: dict | None, n_min: int, opts: ReportOptions) -> dict | None:
     if not answers:
         return None
-    from rlvr_boundary.core.diversity import answer_diversity_many
-
     k = opts.diversity_k or min(16, n_min)
     out = {"k": k, "na_label": "NA", "models": {}}
     for m in models:
@@ -256,15 +235,22 @@ def _evolution(models: list[str], base: str, curves: dict, ks: np.ndarray, K: in
     return {"K": int(ks[jK]), "rows": rows}
 
 
-def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions) -> list[dict]:
+def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions,
+             comparisons: dict, base: str) -> list[dict]:
     """Best model at each deployment budget, and whether the band separates it.
 
     For each budget on a power-of-two sub-grid (plus the largest k), the best
     model has the largest mean pass@k. Its lead over the runner-up is
     'supported' when the simultaneous band of their paired difference, computed
-    over the whole grid, is above 0 at that budget.
+    over the whole grid, is above 0 at that budget. A budget where the two
+    models' per-prompt pass@k agree on every prompt (all solved or none by both)
+    is a tie (``tie``: true), whatever the order of the labels.
+
+    A checkpoint-vs-base band is the comparison's own (the sup-t band of -D is
+    exactly [-upper, -lower] with the same multipliers), so only pairs of two
+    checkpoints need a new one.
     """
-    show = [k for k in ks if k & (k - 1) == 0]
+    show = [int(k) for k in ks if k & (k - 1) == 0]
     if ks[-1] not in show:
         show.append(int(ks[-1]))
     means = np.stack([curves[m].mean(axis=0) for m in models])  # (M, K)
@@ -277,16 +263,25 @@ def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOption
         row = {"k": int(k), "best": best, "pass_at_k": float(means[order[0], j])}
         if len(models) > 1:
             second = models[order[1]]
-            key = (best, second)
-            if key not in bands:
-                band = cc.simultaneous_band(curves[best] - curves[second],
-                                            n_multipliers=opts.bootstrap, alpha=opts.alpha,
-                                            seed=opts.seed)
-                bands[key] = band
-            band = bands[key]
-            row.update({"runner_up": second, "lead": float(means[order[0], j] - means[order[1], j]),
-                        "band": [float(band["lower"][j]), float(band["upper"][j])],
-                        "supported": bool(band["lower"][j] > 0)})
+            contrib = curves[best] - curves[second]  # (P, K)
+            if (best, second) not in bands:
+                cmp_band = None
+                for rl, sign in ((best, 1), (second, -1)):
+                    res = comparisons.get(rl)
+                    if res is not None and {rl, base} == {best, second} and res.get("band") \
+                            and len(res["ks"]) == ks.size:
+                        lo, hi = np.asarray(res["band"]["lower"]), np.asarray(res["band"]["upper"])
+                        cmp_band = {"lower": lo, "upper": hi} if sign > 0 else \
+                            {"lower": -hi, "upper": -lo}
+                bands[(best, second)] = cmp_band or cc.simultaneous_band(
+                    contrib, n_multipliers=opts.compare.bootstrap, alpha=opts.compare.alpha,
+                    seed=opts.compare.seed)
+            band = bands[(best, second)]
+            tie = bool(np.ptp(contrib[:, j]) <= 1e-12 and abs(contrib[:, j].mean()) <= 1e-12)
+            lead = float(means[order[0], j] - means[order[1], j])
+            lo, hi = (lead, lead) if tie else (float(band["lower"][j]), float(band["upper"][j]))
+            row.update({"runner_up": second, "lead": lead, "band": [lo, hi], "tie": tie,
+                        "supported": bool(lo > 0)})
         rows.append(row)
     return rows
 
@@ -304,34 +299,3 @@ def _lucky(aligned: Aligned, opts: ReportOptions) -> list[dict]:
                                     for q, o in enumerate(aligned.models) if q != i}})
     rows.sort(key=lambda r: (r["rate"], r["model"], r["prompt_id"]))
     return rows[: opts.lucky_max] if opts.lucky_max else rows
-
-
-def _summary(out: dict) -> list[str]:
-    """Plain-words verdict lines, one per checkpoint, plus coverage and support."""
-    lines = []
-    base = out["base"]
-    for m, res in out["comparisons"].items():
-        losses = res.get("loss_budgets") or []
-        run_end = gain_run_end(res)
-        bits = [f"{m} vs {base}:"]
-        d1 = res["diff"][0]
-        bits.append(f"pass@1 {'+' if d1 >= 0 else '-'}{abs(d1) * 100:.2f} points")
-        if run_end is not None:
-            bits.append(f"gains up to k = {run_end}")
-        elif d1 > 0:
-            bits.append("the pass@1 gain is not supported by the band")
-        if losses:
-            bits.append(f"loses from k = {losses[0]}")
-        if res["k_star"] is not None:
-            bits.append(f"curves cross at k* = {res['k_star']}")
-        if res["price"] > 0:
-            bits.append(f"price {res['price'] * 100:.2f} points at k = {res['price_k']}")
-        else:
-            bits.append("no pass@k price on the grid")
-        t = out["coverage"]["table_2x2"][m]
-        s = out["support"]["problem"][m]
-        bits.append(f"at K = {out['K']} it solves {t['rl_only']} problems the base does not and "
-                    f"misses {t['base_only']} the base solves (SRR {s['SRR']:.3f}, "
-                    f"NDR {s['NDR']:.3f}, NSCR {s['NSCR']:+.3f})")
-        lines.append(bits[0] + " " + "; ".join(bits[1:]) + ".")
-    return lines

@@ -8,67 +8,35 @@ a JSON-ready payload; reading files and printing live in the CLI verb.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from rlvr_boundary.analysis.aligned import Aligned
+from rlvr_boundary.analysis.options import CompareOptions, parse_grid
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
-from rlvr_boundary.io.counts import Aligned
+from rlvr_boundary.errors import InputError
 
 
-@dataclass
-class CompareOptions:
-    """Options of a base-vs-RL comparison (recorded in every result file)."""
+def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:
+    """The budget grid on data whose smallest sample count is ``n_min``.
 
-    ks: str | None = None
-    """Budget grid, e.g. "1-128" or "1,2,4,8"; default every k from 1 to the smallest n."""
-    bootstrap: int = 4000
-    """Gaussian multipliers for the simultaneous band, and paired-bootstrap resamples."""
-    alpha: float = 0.05
-    """1 - confidence level of the band and of the bootstrap intervals."""
-    seed: int = 0
-    """Seed of the multiplier and bootstrap draws."""
-    K_se: int | None = None
-    """Base budget K of Delta_SE = pass@K_B - pass@1_R; default 256, or the largest k if n < 256."""
-    intersect: bool = False
-    """Compare on the common prompts when the models' prompt sets differ (else an error)."""
-    format: str = "auto"
-    """Input format name, or auto-detection."""
-
-
-def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
-    """Parse a budget grid: "1-128", "1,2,4,8", "1-16,32,64", or "pow2" (1, 2, 4, ... <= n)."""
-    from rlvr_boundary.errors import InputError
-
-    if spec is None or spec == "":
+    ``spec`` is a grid spec string or an already parsed grid (:func:`parse_grid`).
+    k > n_min is refused: pass@k has no unbiased estimate for k > n.
+    """
+    grid = spec if not isinstance(spec, str) or spec == "pow2" else parse_grid(spec)
+    if grid is None:
         return np.arange(1, n_min + 1)
-    if spec == "pow2":
+    if grid == "pow2":
         return 2 ** np.arange(int(np.log2(n_min)) + 1)
-    ks: set[int] = set()
-    try:
-        for part in spec.split(","):
-            part = part.strip()
-            if "-" in part:
-                lo, hi = (int(x) for x in part.split("-", 1))
-                if lo > hi:
-                    raise ValueError
-                ks.update(range(lo, hi + 1))
-            else:
-                ks.add(int(part))
-    except ValueError:
-        raise InputError(f"cannot parse budget grid {spec!r}; use e.g. 1-128 or 1,2,4,8",
-                         field="ks") from None
-    arr = np.array(sorted(ks))
-    if arr.size == 0 or arr[0] < 1:
-        raise InputError("budgets must be integers >= 1", field="ks")
+    arr = np.array(grid)
     if arr[-1] > n_min:
         raise InputError(f"k = {arr[-1]} exceeds the smallest number of samples n = {n_min}: "
-                         "pass@k has no unbiased estimate for k > n", field="ks")
+                         "pass@k has no unbiased estimate for k > n (choose a smaller --ks)")
     return arr
 
 
-def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) -> dict:
+def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, *,
+                    curves: dict | None = None) -> dict:
     """Every number of the pairwise comparison, as a JSON-ready dict.
 
     Parameters
@@ -79,14 +47,27 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         Labels of the base and the trained model in ``aligned.models``.
     opts
         Options.
+    curves
+        Optional ``{label: (P, K) per-prompt pass@k}`` already computed on this
+        grid (the audit computes the base's once for every checkpoint).
+
+    Returns
+    -------
+    dict
+        JSON-ready payload. ``degenerate`` marks, per budget, a difference with
+        no variance over prompts (every prompt solved, or none, by both): no band
+        is drawn there and the budget is a tie, not a gain or a loss.
     """
     ib, ir = aligned.models.index(base), aligned.models.index(rl)
     nb, cb = aligned.n[ib], aligned.c[ib]  # (P,)
     nr, cr = aligned.n[ir], aligned.c[ir]  # (P,)
     n_min = int(min(nb.min(), nr.min()))
-    ks = parse_ks(opts.ks, n_min)
-    pb = pass_at_k(nb, cb, ks)  # (P, K)
-    pr = pass_at_k(nr, cr, ks)  # (P, K)
+    ks = parse_ks(opts.grid, n_min)
+    # Reuse given curves only when they are on this grid (a pair's smallest n may
+    # exceed the audit's, and with it the default grid).
+    curves = {m: v for m, v in (curves or {}).items() if v.shape[1] == ks.size}
+    pb = curves[base] if base in curves else pass_at_k(nb, cb, ks)  # (P, K)
+    pr = curves[rl] if rl in curves else pass_at_k(nr, cr, ks)  # (P, K)
     diff = cc.paired_difference(pr, pb)  # (K,)
     crossings = cc.grid_crossings(ks, diff)
     bound = cc.crossing_bound(cb / nb, cr / nr)
@@ -105,10 +86,6 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         "n_crossings": len(crossings),
         "crossing_bound": bound["bound"],
         "crossing_bound_V": bound["V"],
-        "crossing_bound_note": (
-            "bound on crossings of the plug-in curves 1-(1-c/n)^k (generalized Descartes rule); "
-            "n_crossings counts sign changes of the unbiased finite-n curve, which is not an "
-            "exponential sum, on the grid ks"),
         "gain_at_1": bool(diff[0] > 0) if ks[0] == 1 else None,
         "k_star": k_star,
         "k_star_continuous": crossings[0]["k_continuous"] if crossings and
@@ -123,13 +100,20 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
     else:
         result["delta_se"] = None
         result["delta_se_K"] = None
+    contrib = pr - pb  # (P, K) per-prompt differences
+    # A budget with no spread of the per-prompt differences (every prompt solved, or
+    # none, by both models) has no uncertainty to draw: it is marked, and its band is
+    # the point D(k) itself (a tie when D(k) = 0), not the [-1, 1] placeholder.
+    degenerate = np.ptp(contrib, axis=0) <= 1e-12  # (K,)
+    result["degenerate"] = degenerate
     if nb.size >= 2:
-        band = cc.simultaneous_band(pr - pb, n_multipliers=opts.bootstrap, alpha=opts.alpha,
+        band = cc.simultaneous_band(contrib, n_multipliers=opts.bootstrap, alpha=opts.alpha,
                                     seed=opts.seed)
-        cls = cc.classify_budgets(ks, band["lower"], band["upper"])
-        result["band"] = {"lower": band["lower"], "upper": band["upper"], "se": band["se"],
+        lower, upper = np.array(band["lower"], float), np.array(band["upper"], float)
+        lower[degenerate] = upper[degenerate] = diff[degenerate]
+        cls = cc.classify_budgets(ks, lower, upper)
+        result["band"] = {"lower": lower, "upper": upper, "se": band["se"],
                           "critical_value": band["critical_value"],
-                          "degenerate_budgets": ks[band["degenerate"]].tolist(),
                           "method": "Gaussian-multiplier sup-t simultaneous band over ks, "
                                     "prompts as the sampling unit",
                           "level": 1 - opts.alpha}
@@ -144,6 +128,13 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
     else:
         result.update({"band": None, "gain_budgets": [], "loss_budgets": [],
                        "inconclusive_budgets": ks.tolist(), "first_loss_set": None})
+    gains = set(result["gain_budgets"])
+    losses = set(result["loss_budgets"])
+    # Per budget: supported gain, supported loss, tie (no spread, D = 0) or inconclusive.
+    result["verdict_per_k"] = [
+        "gain" if k in gains else "loss" if k in losses
+        else "tie" if deg and abs(d) <= 1e-12 else "inconclusive"
+        for k, d, deg in zip(ks.tolist(), diff.tolist(), degenerate.tolist())]
     # Within-prompt (sampling) standard error of each mean curve where n >= 2k.
     within = {}
     for label, n_, c_ in ((base, nb, cb), (rl, nr, cr)):
@@ -174,40 +165,3 @@ def gain_run_end(res: dict) -> int | None:
             break
         end = k
     return end
-
-
-def format_ranges(ks: list[int], dash: str = "-") -> str:
-    """Compress a budget list into ranges: [1, 2, 3, 7] -> '1-3, 7' ('none' if empty)."""
-    if not ks:
-        return "none"
-    out, start, prev = [], ks[0], ks[0]
-    for k in [*ks[1:], None]:
-        if k is not None and k == prev + 1:
-            prev = k
-            continue
-        out.append(str(start) if start == prev else f"{start}{dash}{prev}")
-        if k is not None:
-            start = prev = k
-    return ", ".join(out)
-
-
-def verdict(res: dict) -> str:
-    """One plain-words sentence summarising a comparison result."""
-    base, rl = res["models"]["base"], res["models"]["rl"]
-    parts = []
-    d1 = res["diff"][0]
-    parts.append(f"{rl} {'gains' if d1 > 0 else 'loses'} {abs(d1) * 100:.2f} points of pass@1 "
-                 f"over {base}")
-    losses = res.get("loss_budgets") or []
-    run_end = gain_run_end(res)
-    if run_end is not None:
-        parts.append(f"the gain is supported up to k = {run_end}")
-    if losses:
-        parts.append(f"a loss is supported from k = {losses[0]}")
-    if res["k_star"] is not None:
-        parts.append(f"the curves cross at k* = {res['k_star']}")
-    else:
-        parts.append("the difference never turns negative on the grid")
-    if res["price"] > 0:
-        parts.append(f"price {res['price'] * 100:.2f} points at k = {res['price_k']}")
-    return "; ".join(parts) + "."

@@ -11,70 +11,19 @@ Two kinds of input, both small tables a user can paste:
   Only the printed budgets are known: crossings are reported as intervals
   between printed budgets (plus a log-k interpolation), and the price is the
   largest printed loss.
+
+Reading the table is :func:`rlvr_boundary.io.formats.read_price_table`'s job;
+this module only computes.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import math
-from dataclasses import dataclass
-from pathlib import Path
-
 import numpy as np
 
+from rlvr_boundary.analysis.options import PriceOptions
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k_plugin
 from rlvr_boundary.errors import InputError
-
-
-@dataclass
-class PriceOptions:
-    """Options of ``rlvr-boundary price``."""
-
-    ks: str | None = None
-    """Budget grid for rate input, e.g. "1-1024" (default) or "1,4,16,64,256"."""
-    kind: str = "auto"
-    """Input kind: "rates" (2 columns), "curve" (3 columns: k, base, RL) or "auto" by column count."""
-    round_decimals: int | None = None
-    """Round rates to this many decimals before merging equal values in the crossing bound."""
-
-
-def read_columns(text: str, source: str) -> tuple[list[str] | None, np.ndarray, list[int]]:
-    """Parse a CSV/TSV/whitespace table of numbers with an optional header row.
-
-    Returns
-    -------
-    tuple
-        ``(header or None, values (rows, cols), line numbers)``.
-    """
-    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError("no data rows", path=source)
-    sample = lines[0][1]
-    delim = "\t" if "\t" in sample else "," if "," in sample else None
-    rows, numbers, header = [], [], None
-    for i, ln in lines:
-        cells = next(csv.reader(io.StringIO(ln), delimiter=delim)) if delim else ln.split()
-        cells = [c.strip() for c in cells]
-        try:
-            vals = [float(c) for c in cells]
-        except ValueError:
-            if header is None and not rows:
-                header = cells
-                continue
-            raise InputError(f"expected numbers, found {cells}", path=source, line=i) from None
-        if rows and len(vals) != len(rows[0]):
-            raise InputError(f"expected {len(rows[0])} columns, found {len(vals)}", path=source,
-                             line=i)
-        if not all(math.isfinite(v) for v in vals):
-            raise InputError("values must be finite numbers", path=source, line=i)
-        rows.append(vals)
-        numbers.append(i)
-    if not rows:
-        raise InputError("no data rows", path=source)
-    return header, np.array(rows, dtype=float), numbers
 
 
 def diagnose_rates(p_base, p_rl, ks, *, round_decimals: int | None = None) -> dict:
@@ -145,52 +94,21 @@ def diagnose_curve(ks, curve_base, curve_rl) -> dict:
     }
 
 
-def diagnose_text(text: str, source: str, opts: PriceOptions) -> dict:
-    """Parse the table in ``text`` and run the matching diagnostic."""
-    from rlvr_boundary.analysis.pairwise import parse_ks
+def diagnose(kind: str, values: np.ndarray, opts: PriceOptions) -> dict:
+    """Run the diagnostic of ``kind`` on a table read by :func:`rlvr_boundary.io.formats.read_price_table`.
 
-    header, values, lines = read_columns(text, source)
-    ncol = values.shape[1]
-    kind = opts.kind
-    if kind == "auto":
-        kind = {2: "rates", 3: "curve"}.get(ncol)
-        if kind is None:
-            raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, pass@k base, "
-                             f"pass@k RL), found {ncol}", path=source, line=lines[0])
-    want = 2 if kind == "rates" else 3
-    if ncol != want:
-        raise InputError(f"--kind {kind} needs {want} columns, found {ncol}", path=source,
-                         line=lines[0])
+    Parameters
+    ----------
+    kind
+        "rates" (columns: base rate, RL rate) or "curve" (k, pass@k base, pass@k RL).
+    values
+        ``(rows, 2)`` or ``(rows, 3)`` finite numbers, checked by the reader.
+    opts
+        Options (budget grid for rates, rounding of the bound).
+    """
     if kind == "rates":
-        bad = np.flatnonzero(((values < 0) | (values > 1)).any(axis=1))
-        if bad.size:
-            raise InputError(f"success rates must lie in [0, 1], found {values[bad[0]].tolist()}",
-                             path=source, line=lines[bad[0]])
-        ks = parse_ks(opts.ks or "1-1024", 10**9)
-        out = diagnose_rates(values[:, 0], values[:, 1], ks, round_decimals=opts.round_decimals)
-    else:
-        if opts.ks:
-            raise InputError("--ks does not apply to a published curve: its budgets are its rows")
-        try:
-            out = diagnose_curve(values[:, 0], values[:, 1], values[:, 2])
-        except InputError as exc:
-            exc.path = source
-            exc.args = (str(exc),)
-            raise
-    out["columns"] = header
-    return out
-
-
-def read_source(path: str | None) -> tuple[str, str]:
-    """Text of a file, or of stdin when ``path`` is None or "-"."""
-    import sys
-
-    if path in (None, "-"):
-        return sys.stdin.read(), "<stdin>"
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
-    try:
-        return p.read_text(encoding="utf-8"), str(p)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
+        ks = np.asarray(opts.grid if opts.grid is not None else np.arange(1, 1025))
+        return diagnose_rates(values[:, 0], values[:, 1], ks, round_decimals=opts.round_decimals)
+    if opts.ks:
+        raise InputError("--ks does not apply to a published curve: its budgets are its rows")
+    return diagnose_curve(values[:, 0], values[:, 1], values[:, 2])

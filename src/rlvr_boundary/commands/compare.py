@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from rlvr_boundary.commands._common import add_input_flags, add_stat_flags
+
+CURVES_HEADER = ["k", "base_pass_at_k", "rl_pass_at_k", "diff", "band_lower", "band_upper",
+                 "verdict"]
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -12,122 +17,161 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Exact pass@k curves of both models, where RL stops helping, what it cost, "
                     "and a simultaneous confidence band over the budget grid.")
     io = p.add_argument_group("inputs")
-    io.add_argument("--base", metavar="FILE", help="base model results")
-    io.add_argument("--rl", metavar="FILE", help="trained model results")
+    io.add_argument("--base", metavar="FILE", help="base model results (any input format)")
+    io.add_argument("--rl", metavar="FILE", help="trained model results (any input format)")
     io.add_argument("--example", action="store_true",
                     help="use the embedded DeepScaleR example (real counts, 1,060 prompts)")
     io.add_argument("--base-model", metavar="LABEL",
-                    help="model label to take from a multi-model base file")
+                    help="model to take from a base file that holds several")
     io.add_argument("--rl-model", metavar="LABEL",
-                    help="model label to take from a multi-model RL file")
-    io.add_argument("--format", default="auto", help="input format (default: detect)")
-    io.add_argument("--intersect", action="store_true",
-                    help="keep only prompts present for both models (else differing sets are an error)")
+                    help="model to take from an RL file that holds several")
+    add_input_flags(io)
     st = p.add_argument_group("statistics")
-    st.add_argument("--ks", metavar="GRID", help="budgets: '1-128', '1,2,4,8', 'pow2' (default 1..n)")
-    st.add_argument("--bootstrap", type=int, default=4000, metavar="B",
-                    help="Gaussian multipliers of the band and paired-bootstrap resamples (4000)")
-    st.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
-    st.add_argument("--seed", type=int, default=0, help="random seed (0)")
+    add_stat_flags(st)
     st.add_argument("--K-se", type=int, dest="K_se", metavar="K",
-                    help="base budget of Delta_SE = pass@K_B - pass@1_R (default 256 or max k)")
+                    help="base budget of the sampling-efficiency gap pass@K(base) - pass@1(RL) "
+                         "(default 256, or the largest k)")
     out = p.add_argument_group("output")
-    out.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    out.add_argument("--json", metavar="FILE", help="write the full result as JSON")
+    out.add_argument("--out", metavar="DIR",
+                     help="write result.json, curves.csv and the figures (PNG, PDF) to DIR")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from rlvr_boundary.analysis.pairwise import CompareOptions, compare_aligned
-    from rlvr_boundary.console import console
+    from pathlib import Path
+
+    from rlvr_boundary.analysis.pairwise import compare_aligned
+    from rlvr_boundary.commands._common import compare_options
+    from rlvr_boundary.console import console, err_console
     from rlvr_boundary.errors import InputError
     from rlvr_boundary.io.counts import align
-    from rlvr_boundary.io.formats import load_model_counts
-    from rlvr_boundary.io.results import envelope, write_result
+    from rlvr_boundary.io.formats import (
+        check_choices_used,
+        detect_format,
+        label_for,
+        load_model_counts,
+        parse_labels,
+    )
+    from rlvr_boundary.io.results import envelope, read_result, write_doc
+    from rlvr_boundary.report import words as W
 
-    if args.bootstrap < 2:
-        raise InputError("--bootstrap must be >= 2", field="bootstrap")
-    if not 0 < args.alpha < 1:
-        raise InputError("--alpha must lie in (0, 1)", field="alpha")
     if args.example:
         if args.base or args.rl:
-            raise InputError("give either --example or --base/--rl, not both", field="example")
+            raise InputError("give either --example or --base/--rl, not both")
         from rlvr_boundary.examples import example_files
 
         ex = example_files("deepscaler32k")
-        args.base, args.rl = ex["base"], ex["rl"]
-        base_label, rl_label = ex["base_label"], ex["rl_label"]
-    elif not (args.base and args.rl):
-        raise InputError("need --base FILE and --rl FILE (or --example)", field="base")
+        args.base, args.rl = str(ex["base"]), str(ex["rl"])
+        labels = {args.base: ex["base_label"], args.rl: ex["rl_label"]}
     else:
-        base_label = rl_label = None
-    opts = CompareOptions(ks=args.ks, bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed,
-                          K_se=args.K_se, intersect=args.intersect, format=args.format)
-    base = load_model_counts(args.base, model=args.base_model, fmt=args.format, label=base_label)
-    rl = load_model_counts(args.rl, model=args.rl_model, fmt=args.format, label=rl_label)
+        missing = [f for f, v in (("--base FILE", args.base), ("--rl FILE", args.rl)) if not v]
+        if missing:
+            raise InputError(f"missing {' and '.join(missing)} (or use --example to try the "
+                             "embedded example)")
+        labels = {}
+    paths = [Path(args.base), Path(args.rl)]
+    labels.update(parse_labels(args.label, paths))
+    opts = compare_options(args, labels)
+    choices = opts.adapter_choices()
+    formats = [detect_format(p) if opts.format == "auto" else opts.format for p in paths]
+    check_choices_used(choices, formats)
+    counts = [load_model_counts(path, model=model, fmt=fmt, label=label_for(path, labels),
+                                choices=choices.get(fmt), flag=flag)
+              for path, fmt, model, flag in ((paths[0], formats[0], args.base_model, "--base-model"),
+                                             (paths[1], formats[1], args.rl_model, "--rl-model"))]
+    base, rl = counts
     if base.model == rl.model:
         base.model, rl.model = f"base:{base.model}", f"rl:{rl.model}"
-    aligned = align([base, rl], intersect=args.intersect)
-    if aligned.dropped:
-        from rlvr_boundary.console import err_console
-
-        err_console.print(f"[yellow]warning:[/] --intersect kept {aligned.n.shape[1]} common "
-                          f"prompts; dropped per model: {aligned.dropped}", highlight=False)
+    aligned = align([base, rl], intersect=opts.intersect)
+    note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
+    if note:
+        err_console.print(f"[yellow]note:[/] {note}", highlight=False)
     res = compare_aligned(aligned, base.model, rl.model, opts)
-    res["inputs"] = {"base": str(args.base), "rl": str(args.rl), "dropped": aligned.dropped}
-    print_summary(res, console)
+    res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
+    targets = []
+    if args.out:
+        out = Path(args.out)
+        if out.exists() and not out.is_dir():
+            raise InputError(f"--out: {out} exists and is not a directory")
+        out.mkdir(parents=True, exist_ok=True)
+        targets.append(out / "result.json")
     if args.json:
-        write_result(args.json, "compare", opts, res)
-        console.print(f"wrote {args.json}")
-    else:
-        envelope("compare", opts, res)  # same checks as a written result
+        targets.append(Path(args.json))
+    doc = envelope("compare", opts, res)  # validates the payload before anything is written
+    for t in targets:
+        write_doc(t, doc)
+    if args.out:
+        doc = read_result(targets[0], kind="compare")  # the files come from the result alone
+        write_curves_csv(Path(args.out) / "curves.csv", doc)
+        from rlvr_boundary.report.build import render_compare_figures
+
+        render_compare_figures(doc, Path(args.out))
+    print_summary(doc, console)
+    for t in targets:
+        console.print(f"wrote {t}")
+    if args.out:
+        console.print(f"wrote {Path(args.out) / 'curves.csv'} and the figures in {args.out}")
     return 0
 
 
+def write_curves_csv(path, doc: dict) -> None:
+    """k, pass@k of each model, D(k), band and verdict per budget (model labels in result.json)."""
+    import csv
+
+    from rlvr_boundary.io.atomic import atomic_open
+
+    base, rl = doc["models"]["base"], doc["models"]["rl"]
+    band = doc.get("band") or {}
+    n = len(doc["ks"])
+    lower, upper = band.get("lower") or [None] * n, band.get("upper") or [None] * n
+    with atomic_open(path, "w") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(CURVES_HEADER)
+        for j, k in enumerate(doc["ks"]):
+            w.writerow([k, repr(doc["pass_at_k"][base][j]), repr(doc["pass_at_k"][rl][j]),
+                        repr(doc["diff"][j]), "" if lower[j] is None else repr(lower[j]),
+                        "" if upper[j] is None else repr(upper[j]), doc["verdict_per_k"][j]])
+
+
 def print_summary(res: dict, console) -> None:
-    """Human-readable summary of a comparison result."""
+    """What a person reads after ``compare``: a short table and the words of the result."""
     from rich.table import Table
 
-    from rlvr_boundary.analysis.pairwise import format_ranges, verdict
+    from rlvr_boundary.report import words as W
 
     base, rl = res["models"]["base"], res["models"]["rl"]
     ks = list(res["ks"])
-    console.print(f"[bold]{rl}[/] vs [bold]{base}[/] on {res['n_prompts']} prompts "
-                  f"(n = {res['n_samples'][base]['min']}"
-                  + (f"..{res['n_samples'][base]['max']}" if res['n_samples'][base]['max']
-                     != res['n_samples'][base]['min'] else "") + " samples per prompt)")
+    nb = res["n_samples"][base]
+    n_text = f"{nb['min']}" if nb["min"] == nb["max"] else f"{nb['min']} to {nb['max']}"
+    console.print(f"[bold]{rl}[/] against [bold]{base}[/] on {res['n_prompts']} prompts, "
+                  f"n = {n_text} samples per prompt")
     t = Table(show_header=True, header_style="bold")
-    for col in ("k", f"pass@k {base}", f"pass@k {rl}", "D(k)", "band"):
+    for col in ("k", f"pass@k {base}", f"pass@k {rl}", "D(k), points", "band, points",
+                "verdict"):
         t.add_column(col, justify="right")
     show = sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0],
                    *([res["k_star"]] if res["k_star"] else [])})
     band = res.get("band")
     for k in show:
         j = ks.index(k)
-        b = (f"[{band['lower'][j]:+.4f}, {band['upper'][j]:+.4f}]" if band else "")
+        b = f"{W.pts(band['lower'][j])} to {W.pts(band['upper'][j])}" if band else "-"
         t.add_row(str(k), f"{res['pass_at_k'][base][j]:.4f}", f"{res['pass_at_k'][rl][j]:.4f}",
-                  f"{res['diff'][j]:+.4f}", b)
+                  W.pts(res["diff"][j]), b, res["verdict_per_k"][j])
     console.print(t)
-    console.print(f"solved at k = n: {base} {res['solved_at_n'][base]}/{res['n_prompts']}, "
-                  f"{rl} {res['solved_at_n'][rl]}/{res['n_prompts']}")
-    console.print(f"crossings on the grid: {res['n_crossings']}"
-                  + (" at " if res["crossings"] else "") + ", ".join(f"({c['k_before']}, {c['k_after']}] ~ k = {c['k_continuous']:.1f}"
-                              for c in res["crossings"])
-                  + f"; bound from plug-in rates: {res['crossing_bound']} (V = {res['crossing_bound_V']})")
-    ks_note = "" if res["gain_at_1"] in (True, None) else " (no pass@1 gain)"
-    console.print(f"k* = {res['k_star']}{ks_note}; price = {res['price']:.5f}"
-                  + (f" at k = {res['price_k']}" if res["price_k"] else ""))
-    if res.get("delta_se") is not None:
-        console.print(f"Delta_SE = pass@{res['delta_se_K']} {base} - pass@1 {rl} = {res['delta_se']:.4f}")
-    if band:
-        console.print(f"{band['level']:.0%} simultaneous band (critical value {band['critical_value']:.3f}): "
-                      f"supported gain at k = {format_ranges(res['gain_budgets'])}; supported loss at "
-                      f"k = {format_ranges(res['loss_budgets'])}; first-loss set {res['first_loss_set']}")
-        ci = res.get("bootstrap_ci")
-        if ci:
-            kc = ci["k_star"]["ci"]
-            console.print(f"paired bootstrap {1 - ci['alpha']:.0%} CIs: k* [{format(kc[0], 'g') if kc[0] is not None else '> ' + str(ks[-1])}, "
-                          f"{format(kc[1], 'g') if kc[1] is not None else '> ' + str(ks[-1])}], price "
-                          f"[{ci['price']['ci'][0]:.4f}, {ci['price']['ci'][1]:.4f}]"
-                          + (f", Delta_SE [{ci['delta_se']['ci'][0]:.4f}, {ci['delta_se']['ci'][1]:.4f}]"
-                             if "delta_se" in ci else ""))
-    console.print(verdict(res))
+    nr = res["n_samples"][rl]
+    note = W.one_sample_note(max(nb["max"], nr["max"]))
+    if note:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print(f"Solved by at least one sample: {base} {res['solved_at_n'][base]} of "
+                  f"{res['n_prompts']}, {rl} {res['solved_at_n'][rl]} of {res['n_prompts']}.")
+    console.print(W.crossings_sentence(res))
+    price = (f"price {W.pts(res['price'], False)} points ({res['price']:.5f}) at k = "
+             f"{res['price_k']}" if res["price"] > 0 else "no price on the grid")
+    kstar = f"k* = {res['k_star']}" if res["k_star"] is not None else "no k* on the grid"
+    console.print(f"{kstar}; {price}.")
+    for sentence in (W.delta_se_sentence(res), W.band_sentence(res), W.bootstrap_sentence(res)):
+        if sentence:
+            console.print(sentence)
+    console.print(f"[bold]{W.headline(res)}[/]")
+    console.print(W.explanation(res))

@@ -23,13 +23,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rlvr_boundary.analysis.price import PriceOptions, diagnose
     from rlvr_boundary.console import console
-    from rlvr_boundary.analysis.price import PriceOptions, diagnose_text, read_source
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.io.formats import read_price_table
     from rlvr_boundary.io.results import write_result
 
     opts = PriceOptions(ks=args.ks, kind=args.kind, round_decimals=args.round_decimals)
-    text, source = read_source(args.file)
-    res = diagnose_text(text, source, opts)
+    kind, header, values, source = read_price_table(args.file, opts.kind)
+    try:
+        res = diagnose(kind, values, opts)
+    except InputError as exc:
+        exc.path = exc.path or source
+        exc.args = (str(exc),)
+        raise
+    res["columns"] = header
     res["input"] = source
     ks = list(res["ks"])
     if res["input_kind"] == "rates":
@@ -44,8 +52,10 @@ def run(args: argparse.Namespace) -> int:
     for c in res["crossings"]:
         console.print(f"  {c['direction'].replace('_', ' ')} between k = {c['k_before']} and "
                       f"{c['k_after']} (log-k interpolation: {c['k_continuous']:.1f})")
-    console.print(f"k* = {res['k_star']}; price = {res['price']:.4f}"
-                  + (f" at k = {res['price_k']}" if res["price_k"] is not None else ""))
+    kstar = f"k* = {res['k_star']}" if res["k_star"] is not None else "no k* on the grid"
+    price = (f"price = {res['price']:.4f} at k = {res['price_k']}" if res["price"] > 0
+             else "no price on the grid")
+    console.print(f"{kstar}; {price}")
     if res["input_kind"] == "rates":
         console.print(f"as k -> infinity, D -> {res['asymptotic_diff']:+.4f} "
                       "(difference in the share of prompts with nonzero success rate)")

@@ -1,8 +1,18 @@
-"""``rlvr-boundary report``: one HTML page on what training did to the reasoning boundary."""
+"""``rlvr-boundary report``: one HTML page on what training did to the reasoning boundary.
+
+The verb orchestrates: load every input once, compute the audit, write the
+result JSON, then draw the page from that file alone. ``--from RESULT`` redraws
+a page from a result file without reading the inputs or recomputing.
+"""
 
 from __future__ import annotations
 
 import argparse
+
+from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.commands._common import add_input_flags, add_stat_flags
+
+R = ReportOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -12,51 +22,80 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Reads rollout tables or per-prompt counts of a base model and any number of "
                     "checkpoints (files may hold several models) and writes an offline HTML report, "
                     "a JSON file with every number shown, and the figures as PNG and PDF.")
-    p.add_argument("inputs", nargs="*", metavar="ROLLOUTS",
-                   help="rollout tables or count files (Parquet, JSONL, CSV, shard dirs, adapters)")
-    p.add_argument("--example", action="store_true",
-                   help="run on the embedded DeepScaleR example (real counts, 1,060 problems)")
-    p.add_argument("--base", metavar="LABEL", help="label of the base model (default: 'base' or the first)")
-    p.add_argument("--label", action="append", default=[], metavar="FILE=LABEL",
-                   help="model label for a single-model file without one (repeatable)")
-    p.add_argument("--out", default="report.html", metavar="HTML", help="report file (report.html)")
-    p.add_argument("--format", default="auto", help="input format (default: detect)")
-    p.add_argument("--k", type=int, metavar="K", help="audit budget K for coverage and support "
-                   "(default: the smallest n)")
-    p.add_argument("--ks", metavar="GRID", help="pass@k grid, e.g. 1-128 (default 1..n)")
-    p.add_argument("--zeta", type=float, default=0.05, help="support miss probability (0.05)")
-    p.add_argument("--bootstrap", type=int, default=4000, metavar="B",
-                   help="Gaussian multipliers / bootstrap resamples (4000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (0)")
-    p.add_argument("--top", type=int, default=10, help="regressed/improved problems listed (10)")
-    p.add_argument("--intersect", action="store_true",
-                   help="audit the common prompts when prompt sets differ (else an error)")
-    p.add_argument("--no-figures", action="store_true",
-                   help="do not write PNG/PDF files (the HTML keeps its inline SVG)")
+    io = p.add_argument_group("inputs")
+    io.add_argument("inputs", nargs="*", metavar="ROLLOUTS",
+                    help="rollout tables or count files (Parquet, JSONL, CSV, shard dirs, adapters)")
+    io.add_argument("--example", action="store_true",
+                    help="run on the embedded DeepScaleR example (real counts, 1,060 problems)")
+    io.add_argument("--from", dest="from_result", metavar="RESULT",
+                    help="redraw the page from a report's JSON result file (no inputs read, "
+                         "nothing recomputed)")
+    io.add_argument("--base", metavar="LABEL", default=R.base,
+                    help="label of the base model (default: 'base', else the first model read)")
+    add_input_flags(io)
+    st = p.add_argument_group("statistics")
+    st.add_argument("--k", type=int, metavar="K", default=R.k,
+                    help="audit budget K for coverage and support (default: the smallest n)")
+    add_stat_flags(st)
+    st.add_argument("--zeta", type=float, default=R.zeta,
+                    help=f"support miss probability (default {R.zeta})")
+    st.add_argument("--top", type=int, default=R.top,
+                    help=f"regressed and improved problems listed (default {R.top})")
+    st.add_argument("--quality-sample", type=int, default=R.quality_sample, metavar="N",
+                    help="quality flags derived from completion text use a uniform random "
+                         f"sample of at most N completions per model; 0 = all "
+                         f"(default {R.quality_sample:,})")
+    out = p.add_argument_group("output")
+    out.add_argument("--out", default="report.html", metavar="HTML",
+                     help="report file; its JSON and figures go beside it (default report.html)")
+    out.add_argument("--no-figures", action="store_true",
+                     help="do not write PNG/PDF files (the HTML keeps its inline SVG)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import time
-    from pathlib import Path
 
-    from rlvr_boundary.analysis.audit import ReportOptions
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
-    from rlvr_boundary.report import make_report
+    from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.report.build import check_html_path, payload_of, render_report
+    from rlvr_boundary.report import words as W
 
     t0 = time.perf_counter()
-    labels, notes = {}, []
-    for spec in args.label:
-        if "=" not in spec:
-            raise InputError(f"--label needs FILE=LABEL, got {spec!r}", field="label")
-        f, lab = spec.rsplit("=", 1)
-        labels[str(Path(f))] = lab
+    out = check_html_path(args.out)
+    if args.from_result:
+        if args.inputs or args.example:
+            raise InputError("--from redraws a result file: give no inputs and no --example")
+        doc = read_result(args.from_result, kind="report")
+    else:
+        doc = compute(args, out)
+    files = render_report(doc, out, figures=not args.no_figures)
+    for line in W.summary_lines(payload_of(doc)):
+        console.print(line)
+    written = [str(out)] + ([] if args.from_result else [str(out.with_suffix(".json"))])
+    console.print(f"wrote {', '.join(written)}"
+                  + (f" and {files['folder']}/" if files else "")
+                  + f" in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def compute(args: argparse.Namespace, out) -> dict:
+    """Inputs and options from the flags, then :func:`rlvr_boundary.report.make_report`."""
+    from pathlib import Path
+
+    from rlvr_boundary.commands._common import compare_options
+    from rlvr_boundary.console import err_console, progress
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.io.inputs import parse_labels
+    from rlvr_boundary.report.build import make_report
+
     paths = [Path(p) for p in args.inputs]
+    notes: list[str] = []
+    labels: dict[str, str] = {}
     if args.example:
         if paths:
-            raise InputError("give either --example or input files, not both", field="example")
+            raise InputError("give either --example or input files, not both")
         from rlvr_boundary.examples import example_dir, example_files
 
         ex = example_files("deepscaler32k")
@@ -66,21 +105,16 @@ def run(args: argparse.Namespace) -> int:
         readme = (example_dir("deepscaler32k") / "README.md").read_text(encoding="utf-8")
         notes.append("Example data: " + " ".join(
             line.strip() for line in readme.split("Source:", 1)[-1].split("\n\n")[0].splitlines()))
-    if len(paths) < 1:
-        raise InputError("give rollout or count files (or --example)", field="inputs")
-    for name, ok in (("bootstrap", args.bootstrap >= 2), ("alpha", 0 < args.alpha < 1),
-                     ("zeta", 0 < args.zeta < 1), ("top", args.top >= 0)):
-        if not ok:
-            raise InputError(f"--{name} is out of range", field=name)
-    opts = ReportOptions(base=args.base, k=args.k, ks=args.ks, zeta=args.zeta,
-                         bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed, top=args.top,
-                         intersect=args.intersect, format=args.format,
+    if not paths:
+        raise InputError("missing ROLLOUTS: give rollout or count files (or --example, or "
+                         "--from RESULT to redraw a page)")
+    labels.update(parse_labels(args.label, paths))
+    opts = ReportOptions(compare=compare_options(args, labels), base=args.base, k=args.k,
+                         zeta=args.zeta, top=args.top, quality_sample=args.quality_sample,
                          figures=not args.no_figures)
-    audit = make_report(paths, Path(args.out), opts, labels=labels, notes=notes, console=console)
-    for line in audit["summary"]:
-        console.print(line)
-    out = Path(args.out)
-    console.print(f"wrote {out}, {out.with_suffix('.json')}"
-                  + (f" and {audit['figures']['folder']}/" if audit["figures"] else "")
-                  + f" in {time.perf_counter() - t0:.1f} s")
-    return 0
+    with progress() as bar:
+        task = bar.add_task("reading inputs", total=None)
+        return make_report(paths, out, opts, notes=notes,
+                           progress=lambda k: bar.advance(task, k),
+                           warn=lambda text: err_console.print(f"[yellow]note:[/] {text}",
+                                                               highlight=False))

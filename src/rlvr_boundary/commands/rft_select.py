@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
     score = None
     if score_col is not None:
         score = table.column(score_col).to_numpy(zero_copy_only=False).astype(float)
-    sel = select_rft(texts, correct, score, opts)
+    from rlvr_boundary.verify import quality
+
+    sel = select_rft(texts, correct, score, opts, text_ops=quality)
 
     out = Path(args.out) if args.out else default_out(src)
     chosen = table.take(pa.array(sel.indices, type=pa.int64()))

@@ -12,7 +12,9 @@ refuse instead (``ValueError``), and offer the plug-in curve
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+# scipy.stats is imported inside the two maj@k helpers that need it: importing it costs
+# about a second, two thirds of a whole `compare` run that never calls them.
 
 __all__ = [
     "pass_at_k",
@@ -337,12 +339,16 @@ def _maj_one_k(sizes: np.ndarray, correct: np.ndarray, n: int, k: int) -> float:
                 state = new
         # Integrate y: weight 1/(t+1); read coefficient of z^k with the flag set.
         total += float(np.sum(state[1, :, k] / np.arange(1, T + 2)))
+    from scipy import stats
+
     denom = stats.binom.pmf(k, n, theta)
     return total / denom
 
 
 def _binom_pmf_row(m: int, theta: float, jmax: int) -> np.ndarray:
     """``Bin(j; m, theta)`` for j = 0..jmax (zeros beyond m)."""
+    from scipy import stats
+
     j = np.arange(jmax + 1)
     return stats.binom.pmf(j, m, theta)
 

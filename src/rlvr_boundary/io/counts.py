@@ -7,15 +7,14 @@ checked once here, so the numeric core can trust its arrays.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.errors import InputError
 
-log = logging.getLogger(__name__)
+__all__ = ["Aligned", "Counts", "align"]
 
 
 @dataclass
@@ -35,7 +34,8 @@ class Counts:
     source
         File the counts came from (for messages and provenance).
     extra
-        Optional per-prompt columns carried along (e.g. ``source`` benchmark name).
+        Per-prompt fields a count file carries besides id, n and c (e.g. the
+        benchmark a prompt comes from), for grouping prompts.
     """
 
     model: str
@@ -77,30 +77,6 @@ class Counts:
     def __len__(self) -> int:
         return len(self.prompt_ids)
 
-    @property
-    def rates(self) -> np.ndarray:
-        """Plug-in success rates c/n, ``(P,)``."""
-        return self.c / self.n
-
-    def subset(self, idx: np.ndarray) -> "Counts":
-        """The counts of the prompts at positions ``idx`` (in that order)."""
-        return Counts(self.model, self.prompt_ids[idx], self.n[idx], self.c[idx], self.source,
-                      {k: v[idx] for k, v in self.extra.items()})
-
-
-@dataclass
-class Aligned:
-    """Counts of several models on one common, ordered prompt set.
-
-    ``n`` and ``c`` are ``(M, P)``: models x prompts, rows in ``models`` order.
-    """
-
-    models: list[str]
-    prompt_ids: np.ndarray
-    n: np.ndarray  # (M, P)
-    c: np.ndarray  # (M, P)
-    dropped: dict[str, int] = field(default_factory=dict)
-
 
 def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
     """Put several models on the same prompts, in a deterministic order.
@@ -111,8 +87,8 @@ def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
         One :class:`Counts` per model; model labels must be distinct.
     intersect
         If False (default), differing prompt sets are an error naming some missing
-        ids. If True, keep the common prompts and log a warning with how many
-        prompts each model lost.
+        ids. If True, keep the common prompts and record how many prompts each
+        model lost in ``Aligned.dropped`` (the command says so once).
 
     Returns
     -------
@@ -140,8 +116,6 @@ def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
                 + ". Pass --intersect to compare on the common prompts only.")
         for ct, s in zip(counts, id_sets):
             dropped[ct.model] = len(s) - len(common)
-        log.warning("--intersect: kept %d common prompts; dropped per model: %s",
-                    len(common), dropped)
         if not common:
             raise InputError("the models share no prompt ids; nothing to compare")
     order = np.array(sorted(common), dtype=object)
@@ -152,10 +126,3 @@ def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
         idx = np.fromiter((pos[p] for p in order), dtype=np.int64, count=len(order))
         n[m], c[m] = ct.n[idx], ct.c[idx]
     return Aligned(labels, order, n, c, dropped)
-
-
-def counts_from_columns(model: str, prompt_ids, n, c, *, source: str | Path | None = None,
-                        extra: dict | None = None) -> Counts:
-    """Build :class:`Counts` from plain columns (lists or arrays)."""
-    return Counts(model, np.asarray(list(prompt_ids), dtype=object), np.asarray(n),
-                  np.asarray(c), None if source is None else str(source), extra or {})

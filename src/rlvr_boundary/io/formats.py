@@ -5,7 +5,8 @@ Formats recognised (``--format`` names):
 ``count-jsonl``
     One JSON object per prompt, ``{"id": ..., "c": int, "n": int}`` (``prompt_id``
     is accepted for ``id``); one file per model, as written by public tools such
-    as ``passk-inference``. Extra keys are kept as per-prompt columns.
+    as ``passk-inference``. Other keys present on every line are kept as
+    per-prompt fields (``Counts.extra``).
 ``count-table``
     Rows ``(prompt_id, model, n, c)`` in CSV/TSV, JSONL or Parquet; may hold
     several models. ``model`` may be omitted when the file holds one model.
@@ -23,7 +24,9 @@ negative counts, ``c > n``, duplicate ids, an empty file.
 from __future__ import annotations
 
 import csv
+import io
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +34,11 @@ import numpy as np
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.counts import Counts
-from rlvr_boundary.io.rollouts import (
-    _check_exists,
-    is_jsonl,
-    iter_json_lines,
-    open_text,
-    parquet_files,
-    reduce_counts,
-    table_columns,
-)
+from rlvr_boundary.io.text import _check_exists, is_jsonl, iter_json_lines, open_text, path_stem
+
+# pyarrow and the Arrow readers (rollouts, adapters, Parquet) are imported inside
+# the branches that read such files: importing pyarrow takes longer than the whole
+# comparison of two count files, which needs none of it.
 
 NATIVE_FORMATS = ("count-jsonl", "count-table", "rollouts")
 
@@ -61,7 +60,7 @@ def detect_format(path: str | Path) -> str:
         if found:
             return found
         raise InputError("directory is neither a shard directory nor a known format", path=path)
-    cols = set(table_columns(path))
+    cols = set(_columns(path))
     if {"sample_idx", "correct"} <= cols and "prompt_id" in cols:
         return "rollouts"
     if {"n", "c"} <= cols and ("model" in cols or "prompt_id" in cols) and "id" not in cols:
@@ -77,6 +76,17 @@ def detect_format(path: str | Path) -> str:
         f"cannot tell the format from the fields {sorted(cols)[:12]}; expected a rollout table "
         "(prompt_id, model, sample_idx, correct), counts (id, n, c), or one of the adapter "
         "formats in docs/formats.md (pass --format to choose)", path=path)
+
+
+def _columns(path: Path) -> list[str]:
+    """Field names of a table: the first JSON line's keys, or a Parquet schema's names."""
+    if is_jsonl(path):
+        for _, obj in iter_json_lines(path):
+            return list(obj)
+        raise InputError("file has no JSON lines", path=path)
+    from rlvr_boundary.io.rollouts import table_columns
+
+    return table_columns(path)
 
 
 def _as_count(value: Any, *, path: Path, line: int, field: str) -> int:
@@ -162,6 +172,8 @@ def _iter_table_rows(path: Path):
     else:
         import pyarrow.parquet as pq
 
+        from rlvr_boundary.io.rollouts import parquet_files
+
         row = 1
         for file in parquet_files(path):
             for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
@@ -199,37 +211,82 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
                    str(path)) for m, d in data.items()]
 
 
-def _counts_from_table(table, path: Path, default_model: str) -> list[Counts]:
-    """Counts from an adapter's Arrow output (a count table or a rollout table)."""
+def counts_from_table(table, path: Path, default_model: str, *, facts=None,
+                      progress=None) -> list[Counts]:
+    """Counts from an adapter's Arrow output (a count table or a rollout table), in memory.
+
+    A rollout-shaped table is validated batch by batch and reduced like a file;
+    ``facts`` (a :class:`~rlvr_boundary.io.samples.SampleFacts`), when given,
+    sees the same batches. ``progress`` is called with each batch's row count.
+    """
     import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from rlvr_boundary.io.rollouts import BATCH_ROWS, CountReducer, validate_batch
+    from rlvr_boundary.io.samples import QUALITY_COLUMNS
 
     names = set(table.column_names)
     if {"n", "c"} <= names:
         if "model" not in names:
             table = table.append_column("model", pa.array([default_model] * table.num_rows))
-        out: dict[str, Counts] = {}
+        out = []
         for model in sorted(set(table.column("model").to_pylist())):
-            sub = table.filter(pa.compute.equal(table.column("model"), model))
-            out[model] = Counts(model, np.array(sub.column("prompt_id").to_pylist(), dtype=object),
-                                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
-        return list(out.values())
-    import tempfile
-
-    from rlvr_boundary.io.rollouts import write_rollouts
-
-    # Rollout-shaped adapter output: reduce through the same validated path.
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp_path = Path(tmp) / "adapted.parquet"
-        write_rollouts(table, tmp_path)
-        try:
-            return list(reduce_counts(tmp_path).values())
-        except InputError as exc:
-            exc.path = str(path)
-            exc.args = (str(exc),)
-            raise
+            sub = table.filter(pc.equal(table.column("model"), model))
+            out.append(Counts(model, np.array(sub.column("prompt_id").to_pylist(), dtype=object),
+                              sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path)))
+        return out
+    derive = "text" in names and not (names & set(QUALITY_COLUMNS))
+    reducer = CountReducer()
+    row = 1
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        feed(validate_batch(batch, path, row), reducer, facts, derive, progress)
+        row += batch.num_rows
+    return list(reducer.result(path).values())
 
 
-def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None) -> list[Counts]:
+def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None = None, *,
+                 facts=None, progress=None) -> list[Counts]:
+    """Counts (and, given ``facts``, per-sample facts) of an input in another tool's format.
+
+    Adapters that can (verl, limit-of-RLVR) stream their rows: each batch is
+    validated and reduced as it is read, so no table of every text is held.
+    The others return a table, reduced in memory.
+    """
+    from rlvr_boundary.io import adapters
+    from rlvr_boundary.io.adapters._common import streaming
+    from rlvr_boundary.io.rollouts import CountReducer, validate_batch
+
+    if fmt not in adapters.ADAPTERS:
+        raise InputError(f"unknown format '{fmt}'; known: "
+                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
+    if getattr(adapters.ADAPTERS[fmt], "STREAMS", False):
+        reducer = CountReducer()
+        row = [1]
+
+        def sink(batch) -> None:
+            # Their tables carry text and no quality flags: derive the flags from the text.
+            feed(validate_batch(batch, path, row[0]), reducer, facts, True, progress)
+            row[0] += batch.num_rows
+
+        with streaming(sink):
+            adapters.read(fmt, path, model=label, **(choices or {}))
+        return list(reducer.result(path).values())
+    table = adapters.read(fmt, path, model=label, **(choices or {}))
+    return counts_from_table(table, path, label or path_stem(path), facts=facts,
+                             progress=progress)
+
+
+def feed(batch, reducer, facts, derive: bool, progress) -> None:
+    """One validated rollout batch to the count reducer and, if any, the facts."""
+    reducer.add(batch)
+    if facts is not None:
+        facts.add_batch(batch, derive_quality=derive)
+    if progress is not None:
+        progress(batch.num_rows)
+
+
+def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None,
+                choices: dict | None = None) -> list[Counts]:
     """Read per-prompt counts of every model in ``path``.
 
     Parameters
@@ -241,6 +298,8 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
         ``rollouts`` or an adapter name).
     label
         Model label for single-model formats without one (default: file stem).
+    choices
+        Keyword arguments for an adapter's ``read`` (lm-eval ``filter``, ...).
 
     Returns
     -------
@@ -250,30 +309,27 @@ def load_counts(path: str | Path, *, fmt: str = "auto", label: str | None = None
     path = Path(path)
     _check_exists(path)
     fmt = detect_format(path) if fmt == "auto" else fmt
-    default = label or path.name.split(".")[0]
+    default = label or path_stem(path)
     if fmt == "count-jsonl":
         return _read_count_jsonl(path, default)
     if fmt == "count-table":
         return _read_count_table(path, default)
     if fmt == "rollouts":
-        return list(reduce_counts(path).values())
-    from rlvr_boundary.io import adapters
+        from rlvr_boundary.io.rollouts import reduce_counts
 
-    if fmt not in adapters.ADAPTERS:
-        raise InputError(f"unknown format '{fmt}'; known: "
-                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
-    table = adapters.read(fmt, path, model=label)
-    return _counts_from_table(table, path, default)
+        return list(reduce_counts(path).values())
+    return read_adapter(fmt, path, label, choices)
 
 
 def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = "auto",
-                      label: str | None = None) -> Counts:
+                      label: str | None = None, choices: dict | None = None,
+                      flag: str = "--base-model/--rl-model") -> Counts:
     """Read the counts of one model from ``path``.
 
     If the file holds several models, ``model`` selects one (an error lists the
     labels found otherwise). ``label`` renames the result.
     """
-    found = load_counts(path, fmt=fmt, label=label if model is None else None)
+    found = load_counts(path, fmt=fmt, label=label if model is None else None, choices=choices)
     if model is not None:
         match = [c for c in found if c.model == model]
         if not match:
@@ -282,9 +338,141 @@ def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = 
         out = match[0]
     elif len(found) > 1:
         raise InputError(f"the file holds several models ({', '.join(c.model for c in found)}); "
-                         "choose one with --base-model/--rl-model", path=path, field="model")
+                         f"choose one with {flag}", path=path, field="model")
     else:
         out = found[0]
     if label is not None:
         out.model = label
+    return out
+
+
+def read_columns(text: str, source: str) -> tuple[list[str] | None, np.ndarray, list[int]]:
+    """Parse a CSV/TSV/whitespace table of numbers with an optional header row.
+
+    Returns
+    -------
+    tuple
+        ``(header or None, values (rows, cols), line numbers)``.
+    """
+    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise InputError("no data rows", path=source)
+    sample = lines[0][1]
+    delim = "\t" if "\t" in sample else "," if "," in sample else None
+    rows, numbers, header = [], [], None
+    for i, ln in lines:
+        cells = next(csv.reader(io.StringIO(ln), delimiter=delim)) if delim else ln.split()
+        cells = [c.strip() for c in cells]
+        try:
+            vals = [float(c) for c in cells]
+        except ValueError:
+            if header is None and not rows:
+                header = cells
+                continue
+            raise InputError(f"expected numbers, found {cells}", path=source, line=i) from None
+        if rows and len(vals) != len(rows[0]):
+            raise InputError(f"expected {len(rows[0])} columns, found {len(vals)}", path=source,
+                             line=i)
+        if not all(math.isfinite(v) for v in vals):
+            raise InputError("values must be finite numbers", path=source, line=i)
+        rows.append(vals)
+        numbers.append(i)
+    if not rows:
+        raise InputError("no data rows", path=source)
+    return header, np.array(rows, dtype=float), numbers
+
+
+def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, np.ndarray, str]:
+    """Read the small table of the price diagnostic from a file or stdin.
+
+    Two columns are per-prompt success rates of base and RL ("rates"), three
+    are a published curve ``k, pass@k base, pass@k RL`` ("curve").
+
+    Returns
+    -------
+    tuple
+        ``(kind, header or None, values (rows, cols), source name)``.
+    """
+    text, source = read_source(path)
+    return parse_price_table(text, source, kind)
+
+
+def parse_price_table(text: str, source: str, kind: str = "auto"):
+    """:func:`read_price_table` on text already in hand (pasted, say); ``source`` names it."""
+    header, values, lines = read_columns(text, source)
+    ncol = values.shape[1]
+    if kind == "auto":
+        kind = {2: "rates", 3: "curve"}.get(ncol)
+        if kind is None:
+            raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, pass@k base, "
+                             f"pass@k RL), found {ncol}", path=source, line=lines[0])
+    want = 2 if kind == "rates" else 3
+    if ncol != want:
+        raise InputError(f"--kind {kind} needs {want} columns, found {ncol}", path=source,
+                         line=lines[0])
+    if kind == "rates":
+        bad = np.flatnonzero(((values < 0) | (values > 1)).any(axis=1))
+        if bad.size:
+            raise InputError(f"success rates must lie in [0, 1], found {values[bad[0]].tolist()}",
+                             path=source, line=lines[bad[0]])
+    return kind, header, values, source
+
+
+def read_source(path: str | None) -> tuple[str, str]:
+    """Text of a file, or of stdin when ``path`` is None or "-"."""
+    if path in (None, "-"):
+        return sys.stdin.read(), "<stdin>"
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    try:
+        return p.read_text(encoding="utf-8"), str(p)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
+
+
+# ----------------------------------------------------------------------------- naming inputs
+
+
+#: The command-line flag of each adapter choice, by (format, keyword of the adapter's read).
+CHOICE_FLAGS = {("lm-eval", "filter"): "--lm-eval-filter", ("lm-eval", "metric"): "--lm-eval-metric",
+                ("lighteval", "metric"): "--lighteval-metric", ("verl", "step"): "--verl-step"}
+
+
+def check_choices_used(choices: dict[str, dict], formats: list[str]) -> None:
+    """A choice for a format none of the inputs has is a mistake: say so, naming the flag."""
+    for fmt, kwargs in choices.items():
+        for key, value in kwargs.items():
+            if value is not None and fmt not in formats:
+                raise InputError(f"{CHOICE_FLAGS.get((fmt, key), key)} applies to {fmt} inputs, "
+                                 f"but the inputs are {', '.join(sorted(set(formats)))}")
+
+
+def label_for(path: Path, labels: dict[str, str] | None) -> str | None:
+    """The label given for ``path``: matched as given, or both resolved."""
+    if not labels:
+        return None
+    if str(path) in labels:
+        return labels[str(path)]
+    resolved = path.resolve()
+    for key, value in labels.items():
+        if Path(key).resolve() == resolved:
+            return value
+    return None
+
+
+def parse_labels(specs: list[str], paths: list[Path]) -> dict[str, str]:
+    """``PATH=NAME`` strings into a dict; each PATH must be one of the inputs."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        if "=" not in spec:
+            raise InputError(f"--label needs PATH=NAME, got {spec!r}", field="label")
+        path, name = spec.rsplit("=", 1)
+        if not name:
+            raise InputError(f"--label {spec!r} gives an empty name", field="label")
+        if label_for(Path(path), {str(p): "x" for p in paths}) is None:
+            raise InputError(f"--label {spec!r}: {path} is not one of the inputs "
+                             f"({', '.join(map(str, paths))})", field="label")
+        out[path] = name
     return out

@@ -18,7 +18,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rlvr_boundary._version import __version__
+from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open
 
 #: Version of the JSON result and rollout-table schemas (docs/schema.md).
@@ -31,8 +34,6 @@ def to_jsonable(obj: Any) -> Any:
     Non-finite floats become ``null``: JSON has no NaN, and a silent ``NaN`` token
     breaks strict parsers.
     """
-    import numpy as np
-
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, dict):
@@ -53,6 +54,10 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+#: Keys every result file has besides its payload.
+ENVELOPE_KEYS = ("schema_version", "tool", "tool_version", "kind", "created", "options")
+
+
 def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]:
     """Wrap a result payload with schema version, tool version, kind and options."""
     head = {
@@ -71,7 +76,11 @@ def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]
 
 def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, Any]) -> dict:
     """Write a result JSON atomically and return the dict that was written."""
-    doc = envelope(kind, options, payload)
+    return write_doc(path, envelope(kind, options, payload))
+
+
+def write_doc(path: str | Path, doc: dict[str, Any]) -> dict:
+    """Write an enveloped result (from :func:`envelope`) atomically; return it."""
     with atomic_open(path, "w") as fh:
         json.dump(doc, fh, indent=1, allow_nan=False)
         fh.write("\n")
@@ -80,11 +89,11 @@ def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, A
 
 def read_result(path: str | Path, kind: str | None = None) -> dict[str, Any]:
     """Read a result JSON and check its schema version (and kind, if given)."""
-    from rlvr_boundary.errors import InputError
-
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from exc
     if not isinstance(doc, dict) or "schema_version" not in doc:

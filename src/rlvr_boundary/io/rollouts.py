@@ -14,10 +14,8 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
-import logging
-
-import gzip
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any, Iterator
@@ -27,9 +25,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.atomic import atomic_path
+from rlvr_boundary.io.atomic import atomic_open, atomic_path
 from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
+from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
+    DATA_SUFFIXES,
+    _check_exists,
+    is_jsonl,
+    iter_json_lines,
+    open_text,
+    path_stem,
+    sha256_of,
+)
 from rlvr_boundary.io.schema import (
     REQUIRED_ROLLOUT,
     ROLLOUT_BY_NAME,
@@ -38,52 +47,13 @@ from rlvr_boundary.io.schema import (
 )
 
 BATCH_ROWS = 65_536
-
-
-# ----------------------------------------------------------------------------- sources
-
+#: (file, field) pairs whose lone surrogates were already reported.
+_SURROGATES_REPORTED: set[tuple[str, str]] = set()
 
 log = logging.getLogger(__name__)
 
-def is_jsonl(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith(".jsonl") or name.endswith(".jsonl.gz") or name.endswith(".json")
 
-
-def open_text(path: Path):
-    """Open a text file, transparently gunzipping ``.gz``; undecodable bytes are an error."""
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
-
-
-def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
-
-    Raises :class:`InputError` naming the line on malformed JSON, a non-object
-    line, or bytes that are not UTF-8.
-    """
-    try:
-        with open_text(path) as fh:
-            lineno = 0
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                                     path=path, line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"expected a JSON object, found {type(obj).__name__}",
-                                     path=path, line=lineno)
-                yield lineno, obj
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-    except (OSError, EOFError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise InputError("file not found", path=path) from None
-        raise InputError(f"cannot read file ({exc})", path=path) from None
+# ----------------------------------------------------------------------------- sources
 
 
 def parquet_files(path: Path) -> list[Path]:
@@ -94,26 +64,6 @@ def parquet_files(path: Path) -> list[Path]:
             raise InputError("directory holds no part-*.parquet shards", path=path)
         return files
     return [path]
-
-
-def _check_exists(path: Path) -> None:
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    if path.is_file() and path.stat().st_size == 0:
-        raise InputError("file is empty", path=path)
-
-
-def sha256_of(path: str | Path) -> str:
-    """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
-    import hashlib
-
-    path = Path(path)
-    h = hashlib.sha256()
-    for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
-        with open(f, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def table_columns(path: str | Path) -> list[str]:
@@ -341,8 +291,12 @@ def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
                     v = v.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
                     n_bad += 1
             fixed.append(v)
-        log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
-                    "replaced them with U+FFFD", path, name, n_bad)
+        # Said once per file and field, not once per batch: a long file would repeat it.
+        if (str(path), name) not in _SURROGATES_REPORTED:
+            _SURROGATES_REPORTED.add((str(path), name))
+            log.warning("%s, field '%s': %d value(s) held lone surrogates (invalid Unicode); "
+                        "replaced them with U+FFFD (later batches of this file are not "
+                        "reported again)", path, name, n_bad)
         return _pylist_to_array(name, fixed, path)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(f"values of mixed or unsupported types ({exc})", path=path,
@@ -402,6 +356,62 @@ def _sample_idx_check(agg: pa.Table, path: Path) -> None:
             f"samples", path=path, field="sample_idx")
 
 
+class CountReducer:
+    """Per-prompt counts of every model, accumulated batch by batch in bounded memory.
+
+    Feed validated rollout batches to :meth:`add` (from a file, a shard
+    directory or an adapter's in-memory table); :meth:`result` checks that every
+    (prompt, model) holds ``sample_idx`` 0..n-1 exactly once and returns the
+    counts. Partial aggregates are compacted every 16 batches.
+    """
+
+    _AGGS = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
+             ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
+
+    def __init__(self) -> None:
+        self.parts: list[pa.Table] = []
+        self.rows = 0
+
+    def add(self, batch: pa.Table) -> None:
+        t = batch.select(["prompt_id", "model", "sample_idx", "correct"])
+        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
+        t = t.set_column(t.column_names.index("correct"), "correct",
+                         t.column("correct").cast(pa.int64()))
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(self._AGGS)
+        self.parts.append(g.rename_columns(
+            {"correct_sum": "c", "correct_count": "n", "sample_idx_min": "idx_min",
+             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"}))
+        self.rows += batch.num_rows
+        if len(self.parts) > 16:  # compact partial aggregates to keep memory bounded
+            self.parts = [self._merge(self.parts)]
+
+    @staticmethod
+    def _merge(tables: list[pa.Table]) -> pa.Table:
+        t = pa.concat_tables(tables)
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
+            [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
+             ("idx_sum", "sum"), ("idx_sum2", "sum")])
+        return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
+                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
+                                 "idx_sum2_sum": "idx_sum2"})
+
+    def result(self, path: str | Path) -> dict[str, Counts]:
+        """model label -> :class:`Counts` (prompts sorted by id); ``path`` names errors."""
+        path = Path(path)
+        if not self.parts:
+            raise InputError("table has no rows", path=path)
+        agg = self._merge(self.parts)
+        _sample_idx_check(agg, path)
+        out: dict[str, Counts] = {}
+        models = agg.column("model").to_numpy(zero_copy_only=False)
+        for model in sorted(set(models)):
+            sub = agg.filter(pc.equal(agg.column("model"), model)).sort_by("prompt_id")
+            out[str(model)] = Counts(
+                str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
+                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
+        return out
+
+
 def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
                   progress=None) -> dict[str, Counts]:
     """Reduce a rollout table to per-prompt counts per model, in bounded memory.
@@ -411,50 +421,12 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
     dict
         model label -> :class:`Counts` (prompts sorted by id).
     """
-    path = Path(path)
-    parts: list[pa.Table] = []
-    pending = 0
-    aggs = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
-            ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
-
-    def partial(t: pa.Table) -> pa.Table:
-        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
-        t = t.set_column(t.column_names.index("correct"), "correct",
-                         t.column("correct").cast(pa.int64()))
-        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
-        return g.rename_columns({"correct_sum": "c", "correct_count": "n",
-                                 "sample_idx_min": "idx_min", "sample_idx_max": "idx_max",
-                                 "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"})
-
-    def merge(tables: list[pa.Table]) -> pa.Table:
-        t = pa.concat_tables(tables)
-        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
-            [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
-             ("idx_sum", "sum"), ("idx_sum2", "sum")])
-        return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
-                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
-                                 "idx_sum2_sum": "idx_sum2"})
-
-    for batch in iter_rollout_batches(path, ["prompt_id", "model", "sample_idx", "correct"],
-                                      batch_rows=batch_rows):
-        batch = batch.select(["prompt_id", "model", "sample_idx", "correct"])
-        parts.append(partial(batch))
-        pending += parts[-1].num_rows
+    reducer = CountReducer()
+    for batch in iter_rollout_batches(path, list(REQUIRED_ROLLOUT), batch_rows=batch_rows):
+        reducer.add(batch)
         if progress is not None:
             progress(batch.num_rows)
-        if len(parts) > 16:  # compact partial aggregates to keep memory bounded
-            parts = [merge(parts)]
-    agg = merge(parts)
-    _sample_idx_check(agg, path)
-    out: dict[str, Counts] = {}
-    models = agg.column("model").to_numpy(zero_copy_only=False)
-    for model in sorted(set(models)):
-        sub = agg.filter(pc.equal(agg.column("model"), model))
-        sub = sub.sort_by("prompt_id")
-        out[str(model)] = Counts(
-            str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
-            sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
-    return out
+    return reducer.result(path)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -464,15 +436,14 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
                    required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
     """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
 
-    The manifest, if given, is written beside the table with ``schema_version`` and
-    ``tool_version`` filled in.
+    What is written is the validated table: canonical types (0/1 verdicts become
+    booleans, integer ids strings, ...), checked row by row as when reading. The
+    manifest, if given, is written beside the table; ``schema_version`` and
+    ``tool_version`` of this writer come after the manifest's own keys, so a
+    copied manifest cannot keep stale versions.
     """
-    from rlvr_boundary.io.results import to_jsonable, SCHEMA_VERSION
-    from rlvr_boundary import __version__
-    from rlvr_boundary.io.atomic import atomic_open
-
     path = Path(path)
-    validate_batch(table, path, 1, required)
+    table = validate_batch(table, path, 1, required)
     if is_jsonl(path):
         with atomic_open(path, "w") as fh:
             for batch in table.to_batches(BATCH_ROWS):
@@ -482,7 +453,7 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp, compression="zstd")
     if manifest is not None:
-        doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **manifest}
+        doc = {**manifest, "schema_version": SCHEMA_VERSION, "tool_version": __version__}
         with atomic_open(manifest_path_for(path), "w") as fh:
             json.dump(to_jsonable(doc), fh, indent=1)
     return path

@@ -85,33 +85,24 @@ def colors(models: list[str], base: str) -> dict[str, str]:
 def degenerate_budgets(res: dict) -> np.ndarray:
     """Which budgets of a comparison have a difference with no variance across problems.
 
-    There (for example every problem solved by both models, or by neither) the
-    standard error is 0, no inference is made and the analysis sets the band to
-    the a-priori range [-1, 1]; the figure marks these budgets instead of
-    drawing that band.
+    There (for example every problem solved by both models, or by neither) no
+    inference is made; the analysis flags these budgets (``degenerate``) and the
+    figure marks them instead of drawing a band.
 
     Parameters
     ----------
     res
-        One entry of ``audit["comparisons"]``: ``ks`` and ``band`` (or None).
+        One entry of ``audit["comparisons"]``: ``ks`` and the per-budget ``degenerate``.
 
     Returns
     -------
     numpy.ndarray
-        ``(K,)`` booleans. Taken from a per-budget ``degenerate`` flag of the
-        result when it has one, else from the band's ``degenerate_budgets``,
-        else from its standard errors (``se == 0`` up to rounding).
+        ``(K,)`` booleans.
     """
-    ks = np.asarray(res["ks"])
-    band = res.get("band") or {}
-    for flag in (res.get("degenerate"), band.get("degenerate")):
-        if flag is not None and len(flag) == ks.size:
-            return np.asarray(flag, bool)
-    if band.get("degenerate_budgets") is not None:
-        return np.isin(ks, band["degenerate_budgets"])
-    if band.get("se") is not None:
-        return np.asarray(band["se"], float) <= 1e-12
-    return np.zeros(ks.size, bool)
+    flags = np.asarray(res.get("degenerate", [False] * len(res["ks"])), bool)
+    if flags.size != len(res["ks"]):
+        raise ValueError("the comparison's degenerate flags do not match its budgets")
+    return flags
 
 
 def _log2_axis(ax, ks) -> None:

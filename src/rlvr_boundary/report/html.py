@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import json
 
-from rlvr_boundary.analysis.pairwise import format_ranges
+from rlvr_boundary.report import words as W
 
 SECTIONS = [
     ("summary", "Summary"),
@@ -73,18 +73,22 @@ def _figure(svgs: dict, name: str, caption: str) -> str:
 
 
 def _ranges(ks: list[int]) -> str:
-    return format_ranges(ks, dash="–")
+    return W.ranges(ks, dash="–")
 
 
-def render(audit: dict, svgs: dict, *, texts: dict, provenance: dict, options: dict,
-           version: str, schema_version: str, figure_files: dict) -> str:
-    """The whole page."""
+def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
+    """The whole page, from a report result document (as read from its JSON file)."""
+    audit = doc
+    version, schema_version, options = doc["tool_version"], doc["schema_version"], doc["options"]
+    provenance = doc.get("provenance") or {"inputs": [], "notes": []}
+    texts = {(s["model"], s["prompt_id"]): s for s in doc.get("samples_shown") or []}
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
              f"<title>rlvr-boundary report: {esc(', '.join(audit['checkpoints']))} vs "
              f"{esc(audit['base'])}</title><style>{CSS}</style></head><body>"]
-    parts.append(f"<h1>rlvr-boundary report</h1><p class=\"note\">{len(audit['checkpoints'])} "
-                 f"checkpoint(s) against the base <b>{esc(audit['base'])}</b> on "
+    parts.append(f"<h1>rlvr-boundary report</h1><p class=\"note\">"
+                 f"{W.count_phrase(len(audit['checkpoints']), 'checkpoint')} "
+                 f"against the base <b>{esc(audit['base'])}</b> on "
                  f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
                  f"{esc(schema_version)}.</p>")
     parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
@@ -111,13 +115,22 @@ def render(audit: dict, svgs: dict, *, texts: dict, provenance: dict, options: d
 
 
 def _summary(a: dict) -> str:
-    lines = "".join(f'<p class="verdict">{esc(s)}</p>' for s in a["summary"])
+    parts = []
+    for m, res in a["comparisons"].items():
+        parts.append(f'<div class="verdict"><p class="headline"><b>{esc(m)}</b>: '
+                     f'{esc(W.headline(res))}</p><p>{esc(W.explanation(res))}</p>'
+                     f'<p>{esc(W.support_sentence(a, m))}</p></div>')
+    note = W.one_sample_note(max(v["max"] for v in a["n_samples"].values()))
+    if note:
+        parts.append(f'<p class="missing">{esc(note)}</p>')
     cov = a["coverage"]
     solved = ", ".join(f"{esc(m)} {cov['solved'][m]}" for m in a["models"])
-    return (lines + f"<p>Solved at K = {cov['K']} ({esc(cov['rule'])}): {solved}; "
-            f"union {cov['union']} of {a['n_prompts']}.</p>"
-            + (f"<p class=\"note\">Prompts dropped to align the models: {esc(a['dropped'])}</p>"
-               if a.get("dropped") else ""))
+    parts.append(f"<p>{esc(W.coverage_rule(cov))} Solved: {solved}; union {cov['union']} "
+                 f"of {a['n_prompts']}.</p>")
+    dropped = W.dropped_note(a.get("dropped") or {}, a["n_prompts"])
+    if dropped:
+        parts.append(f'<p class="note">{esc(dropped)}</p>')
+    return "".join(parts)
 
 
 def _passk(a: dict, svgs: dict) -> str:
@@ -129,6 +142,10 @@ def _passk(a: dict, svgs: dict) -> str:
             + _table(["k", *a["models"]], rows))
 
 
+def _kci(v) -> str:
+    return "beyond the grid" if v is None else f"{v:g}"
+
+
 def _difference(a: dict, svgs: dict) -> str:
     if not a["comparisons"]:
         return _missing("Only one model was given: a difference needs a base and a checkpoint.")
@@ -138,26 +155,34 @@ def _difference(a: dict, svgs: dict) -> str:
     rows = []
     for m, r in a["comparisons"].items():
         ci = r.get("bootstrap_ci") or {}
-        ks_ci = ci.get("k_star", {}).get("ci") if ci else None
-        pr_ci = ci.get("price", {}).get("ci") if ci else None
-        rows.append([esc(m), f"{r['diff'][0] * 100:+.2f}", esc(r["k_star"]),
-                     f"{r['n_crossings']} (bound {r['crossing_bound']})",
-                     f"{r['price'] * 100:.2f} at k = {esc(r['price_k'])}",
+        ks_ci = (ci.get("k_star") or {}).get("ci")
+        pr_ci = (ci.get("price") or {}).get("ci")
+        fl = r.get("first_loss_set")
+        rows.append([esc(m), W.pts(r["diff"][0]),
+                     esc(r["k_star"]) if r["k_star"] is not None else "none on the grid",
+                     f"{r['n_crossings']}, at most {r['crossing_bound']}",
+                     (f"{W.pts(r['price'], False)} at k = {r['price_k']}" if r["price"] > 0
+                      else "none"),
                      esc(_ranges(r.get("gain_budgets") or [])),
                      esc(_ranges(r.get("loss_budgets") or [])),
-                     esc(r.get("first_loss_set")),
-                     (f"{_f(r['delta_se'])} (K = {r['delta_se_K']})" if r.get("delta_se") is not None
+                     (f"{fl[0]}–{fl[1] if fl[1] is not None else 'beyond the grid'}" if fl
                       else "–"),
-                     (f"k* [{esc(ks_ci[0])}, {esc(ks_ci[1] if ks_ci[1] is not None else '> grid')}]; "
-                      f"price [{_f(pr_ci[0])}, {_f(pr_ci[1])}]" if ks_ci and pr_ci else "–")])
-    out.append(_table(["checkpoint", "Δpass@1 (pts)", "k*", "crossings", "price (pts)",
-                       "supported gain k", "supported loss k", "first-loss set", "Δ_SE",
-                       "bootstrap 95% CI"], rows))
+                     (f"{W.pts(r['delta_se'])} (K = {r['delta_se_K']})"
+                      if r.get("delta_se") is not None else "–"),
+                     (f"k* {_kci(ks_ci[0])}–{_kci(ks_ci[1])}; price "
+                      f"{W.pts(pr_ci[0], False)}–{W.pts(pr_ci[1], False)} points"
+                      if ks_ci and pr_ci else "–")])
+    out.append(_table(["checkpoint", "Δpass@1 (points)", "k*", "crossings, bound",
+                       "price (points)", "supported gain k", "supported loss k",
+                       "first-loss set", "Δ_SE (points)", "bootstrap 95% interval"], rows))
+    for m, r in a["comparisons"].items():
+        sentence = W.band_sentence(r)
+        if sentence:
+            out.append(f"<p>{esc(m)}: {esc(sentence)}</p>")
     for m, r in a["comparisons"].items():
         if r.get("band"):
-            out.append(f"<p class=\"note\">{esc(m)}: critical value "
-                       f"{r['band']['critical_value']:.3f} ({esc(r['band']['method'])}). "
-                       f"{esc(r['crossing_bound_note'])}.</p>")
+            out.append(f"<p class=\"note\">{esc(m)}: {esc(r['band']['method'])}. "
+                       f"{esc(W.crossings_sentence(r))}</p>")
     return "".join(out)
 
 
@@ -165,21 +190,27 @@ def _advisor(a: dict) -> str:
     rows = []
     for r in a["advisor"]:
         if "runner_up" in r:
-            sup = ('<span class="ok">supported</span>' if r["supported"]
-                   else '<span class="bad">not separated</span>')
-            rows.append([str(r["k"]), esc(r["best"]), _f(r["pass_at_k"]), esc(r["runner_up"]),
-                         f"{r['lead'] * 100:+.2f}", f"[{_f(r['band'][0])}, {_f(r['band'][1])}]", sup])
+            verdict = W.advisor_verdict(r)
+            cls = {"supported": "ok", "tie": "note", "not separated": "bad"}[verdict]
+            rows.append([str(r["k"]), esc(r["best"]), W.pts(r["pass_at_k"], False),
+                         esc(r["runner_up"]), W.pts(r["lead"]),
+                         f"{W.pts(r['band'][0])} to {W.pts(r['band'][1])}",
+                         f'<span class="{cls}">{verdict}</span>'])
         else:
-            rows.append([str(r["k"]), esc(r["best"]), _f(r["pass_at_k"]), "–", "–", "–", "–"])
+            rows.append([str(r["k"]), esc(r["best"]), W.pts(r["pass_at_k"], False),
+                         "–", "–", "–", "–"])
     return ("<p>If you will deploy with k samples per problem (best-of-k with a verifier), "
-            "use this checkpoint. 'Supported' means the simultaneous band of its difference to "
-            "the runner-up excludes 0 at that k.</p>"
-            + _table(["k", "best", "pass@k", "runner-up", "lead (pts)", "band", "verdict"], rows, 2))
+            "use this checkpoint. All values are in points: pass@k times 100, and differences "
+            "of it. 'Supported' means the simultaneous band of its difference to the runner-up "
+            "excludes 0 at that k; 'tie' means both models solve every problem or neither "
+            "does at that k.</p>"
+            + _table(["k", "best", "pass@k (points)", "runner-up", "lead (points)",
+                      "band (points)", "verdict"], rows, 2))
 
 
 def _coverage(a: dict, svgs: dict) -> str:
     cov = a["coverage"]
-    out = [f"<p>{esc(cov['rule'])}.</p>"]
+    out = [f"<p>{esc(W.coverage_rule(cov))}</p>"]
     rows = [[esc(m), str(t["both"]), str(t["base_only"]), str(t["rl_only"]), str(t["neither"])]
             for m, t in cov["table_2x2"].items()]
     if rows:
@@ -271,16 +302,18 @@ def _quality(a: dict) -> str:
         return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify</code> "
                         "(it fills the q_* columns: no boxed answer, several boxed answers, text "
                         "after the answer, CJK share, language mixing, 3-gram redundancy).")
-    return ("<p>Means of the flags (shares for yes/no flags) per model, split by verdict.</p>"
+    note = W.quality_sampling_note(a.get("quality_sampling"))
+    return ("<p>Means of the flags, shares for yes/no flags, per model and split by verdict.</p>"
+            + (f'<p class="note">{esc(note)}</p>' if note else "")
             + _moment_table(q, a["models"], list(q)))
 
 
 def _tokens(a: dict, svgs: dict) -> str:
     t = a.get("tokens")
     if not t:
-        return _missing("Token statistics need the token summary columns (entropy_mean, "
-                        "rbf_mean, log_ppl, entropy_bins), written by <code>rlvr-boundary sample</code> "
-                        "or <code>rlvr-boundary score</code> with logprobs.")
+        return _missing("Token statistics need the token summary columns of the rollout table "
+                        "(entropy_mean, rbf_mean, log_ppl, entropy_bins), which a sampler fills "
+                        "when it records log-probabilities; these inputs do not have them.")
     cols = [c for c in t if c not in ("entropy_by_position", "truncated_share")]
     out = [_moment_table(t, a["models"], cols) if cols else ""]
     if "truncated_share" in t:
@@ -361,6 +394,7 @@ def _lucky(a: dict, texts: dict) -> str:
 
 
 def _provenance(prov: dict, options: dict, figure_files: dict) -> str:
+    """Inputs with their hashes and manifests, notes, the options and the figure files."""
     rows = [[esc(p["path"]), esc(p.get("format")), esc(", ".join(p.get("models", []))),
              esc(p.get("sha256", "")[:16]), f"<pre class=\"sample\">{esc(json.dumps(p['manifest'], indent=1))}</pre>"
              if p.get("manifest") else "–"] for p in prov["inputs"]]

@@ -26,9 +26,11 @@ never raise the share of negatives above the one asked for) and the shortfall is
 reported. Positives whose ranking score is missing (NaN) are dropped as
 ``missing_score``; eligible samples that do not fit are ``over_budget``.
 
-The text rules come from :mod:`rlvr_boundary.verify.quality` (``last_boxed``,
-``cut_after_answer``, ``redundancy3``), the same code that computes the audit's
-quality flags.
+The text rules are given by the caller as ``text_ops``, a namespace with
+``last_boxed``, ``cut_after_answer`` and ``redundancy3``: the command passes
+:mod:`rlvr_boundary.verify.quality`, the same code that computes the audit's
+quality flags. (Passed in, not imported: shaping sits below the verifiers and
+depends on the numeric core only.)
 """
 
 from __future__ import annotations
@@ -92,10 +94,14 @@ class RftSelection:
         return counts
 
 
-def apply_rules(texts, max_redundancy: float = 0.31) -> tuple[list, list]:
-    """Rule filters. Returns ``(cut_texts, reasons)``; reason None means kept."""
-    from rlvr_boundary.verify.quality import cut_after_answer, last_boxed, redundancy3
+def apply_rules(texts, max_redundancy: float, text_ops) -> tuple[list, list]:
+    """Rule filters. Returns ``(cut_texts, reasons)``; reason None means kept.
 
+    ``text_ops`` provides ``last_boxed``, ``cut_after_answer`` and ``redundancy3``
+    (:mod:`rlvr_boundary.verify.quality`).
+    """
+    last_boxed, cut_after_answer = text_ops.last_boxed, text_ops.cut_after_answer
+    redundancy3 = text_ops.redundancy3
     cut: list = []
     reasons: list = []
     for text in texts:
@@ -118,7 +124,7 @@ def apply_rules(texts, max_redundancy: float = 0.31) -> tuple[list, list]:
     return cut, reasons
 
 
-def select_rft(texts, correct, score, opts: RftOptions) -> RftSelection:
+def select_rft(texts, correct, score, opts: RftOptions, *, text_ops) -> RftSelection:
     """Apply the rule filters and the strategy of ``opts``.
 
     Parameters
@@ -132,12 +138,14 @@ def select_rft(texts, correct, score, opts: RftOptions) -> RftSelection:
         for ``random``.
     opts
         Budget, negative share, strategy, threshold, seed.
+    text_ops
+        The text rules: :mod:`rlvr_boundary.verify.quality` (see :func:`apply_rules`).
     """
     correct = np.asarray(correct, dtype=bool)
     n = correct.shape[0]
     if len(texts) != n:
         raise ValueError(f"{len(texts)} texts for {n} verdicts")
-    cut, reasons = apply_rules(texts, opts.max_redundancy)
+    cut, reasons = apply_rules(texts, opts.max_redundancy, text_ops)
     ok = np.array([r is None for r in reasons], dtype=bool)
     rng = np.random.default_rng(opts.seed)
 

@@ -126,6 +126,8 @@ def redundancy3(text: str) -> float:
 
 def cjk_share(text: str) -> float:
     """Share of CJK characters among letters (0 when there are no letters)."""
+    if text.isascii():  # no CJK character is ASCII; skips two regex scans of the text
+        return 0.0
     letters = len(_LETTER.findall(text))
     return len(_CJK.findall(text)) / letters if letters else 0.0
 

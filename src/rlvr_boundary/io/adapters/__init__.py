@@ -59,7 +59,7 @@ def detect(path: str | Path) -> str | None:
     return None
 
 
-def read(fmt: str, path: str | Path, model: str | None = None):
+def read(fmt: str, path: str | Path, model: str | None = None, **choices):
     """Read ``path`` with adapter ``fmt`` (see :data:`ADAPTERS`).
 
     Parameters
@@ -70,6 +70,9 @@ def read(fmt: str, path: str | Path, model: str | None = None):
         The tool's output file (or directory, where the adapter reads one).
     model
         Model label to use; default: what the file or its path says.
+    **choices
+        The adapter's own choices (lm-eval ``filter``/``metric``, lighteval
+        ``metric``, verl ``step``); None values mean the adapter's default.
 
     Returns
     -------
@@ -86,4 +89,5 @@ def read(fmt: str, path: str | Path, model: str | None = None):
         raise InputError("file not found", path=path)
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("file is empty", path=path)
-    return ADAPTERS[fmt].read(path, model=model)
+    return ADAPTERS[fmt].read(path, model=model,
+                              **{k: v for k, v in choices.items() if v is not None})

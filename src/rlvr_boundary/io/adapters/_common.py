@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import json
 import math
@@ -11,13 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines
+from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines, path_stem
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
-
-#: Non-canonical text columns the adapters add when the format has them. They pass
-#: through the rollout validators unchanged; ``prompt`` is read by the report
-#: (language-mixing flag) and ``gold`` is the tool's reference answer.
-EXTRA_TEXT_COLUMNS = ("prompt", "gold")
 
 #: ``<name>_<ISO timestamp with ':' replaced by '-'>`` as lm-eval and lighteval name files.
 TIMESTAMP = re.compile(r"_(\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
@@ -33,14 +30,6 @@ def first_json(path: Path) -> dict | None:
     except InputError:
         return None
     return None
-
-
-def strip_ext(name: str) -> str:
-    """File name without its data extension (``.jsonl.gz``, ``.jsonl``, ``.json``, ``.parquet``)."""
-    for ext in (".jsonl.gz", ".jsonl", ".json", ".parquet"):
-        if name.endswith(ext):
-            return name[: -len(ext)]
-    return name
 
 
 def split_timestamp(stem: str, prefix: str) -> tuple[str, str | None]:
@@ -59,7 +48,7 @@ def latest_per_task(files: list[Path], prefix: str) -> list[tuple[str, Path]]:
     """
     best: dict[str, tuple[str, Path]] = {}
     for f in files:
-        task, stamp = split_timestamp(strip_ext(f.name), prefix)
+        task, stamp = split_timestamp(path_stem(f), prefix)
         key = stamp or ""
         if task not in best or key > best[task][0]:
             best[task] = (key, f)
@@ -106,6 +95,24 @@ def as_text(value) -> str | None:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+#: Where a streaming reader sends each batch (see :func:`streaming`); None: keep them.
+_SINK: contextvars.ContextVar = contextvars.ContextVar("rlvr_boundary_adapter_sink",
+                                                      default=None)
+
+
+@contextlib.contextmanager
+def streaming(sink):
+    """Within this block, the :class:`TableBuilder` of a streaming adapter (``STREAMS``)
+    hands every batch of 65,536 rows to ``sink`` instead of holding it; its
+    ``table()`` then returns an empty table with the schema. A verl or
+    limit-of-RLVR dump of millions of samples is reduced as it is read."""
+    token = _SINK.set(sink)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
 class TableBuilder:
     """Accumulate rows column-wise and convert them to Arrow every ``BATCH_ROWS`` rows.
 
@@ -124,6 +131,7 @@ class TableBuilder:
         self.non_null: set[str] = set()
         self.rows = 0
         self.pending = 0
+        self.sink = _SINK.get()
 
     def add(self, **values) -> None:
         """Append one row; columns not given are null."""
@@ -149,7 +157,11 @@ class TableBuilder:
         if self.pending:
             arrays = [pa.array(v, self.types[c]) for c, v in self.cols.items()]
             self.non_null.update(c for c, a in zip(self.cols, arrays) if a.null_count < len(a))
-            self.batches.append(pa.RecordBatch.from_arrays(arrays, names=list(self.cols)))
+            batch = pa.RecordBatch.from_arrays(arrays, names=list(self.cols))
+            if self.sink is not None:
+                self.sink(batch)
+            else:
+                self.batches.append(batch)
             self.cols = {c: [] for c in self.cols}
             self.pending = 0
 

@@ -39,6 +39,8 @@ import json
 import re
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import (
     TableBuilder,
@@ -60,8 +62,6 @@ _OLD_COLS = {"predictions", "metrics"}
 
 
 def _schema_names(path: Path) -> set[str]:
-    import pyarrow.parquet as pq
-
     try:
         return set(pq.read_schema(path).names)
     except Exception:  # noqa: BLE001 - unreadable means not ours
@@ -154,8 +154,6 @@ def _row_view(r: dict, path: Path, row: int):
 
 
 def _read_file(path: Path, task: str, label: str, out: dict, metric: str | None) -> None:
-    import pyarrow.parquet as pq
-
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # noqa: BLE001

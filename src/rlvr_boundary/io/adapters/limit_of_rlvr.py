@@ -28,8 +28,10 @@ from pathlib import Path
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import TableBuilder, as_text, first_json
-from rlvr_boundary.io.rollouts import iter_json_lines
+from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
+#: Its rollout rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "limit-of-rlvr"
 
 
@@ -103,7 +105,7 @@ def read(path: Path, model: str | None = None):
         label = model or path.name
     else:
         files = [path]
-        label = model or path.name.split(".jsonl")[0]
+        label = model or path_stem(path)
     for f in files:
         _read_file(f, label, rows, offset)
     if rows.rows == 0:

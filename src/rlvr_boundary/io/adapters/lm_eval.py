@@ -48,9 +48,8 @@ from rlvr_boundary.io.adapters._common import (
     first_json,
     latest_per_task,
     split_timestamp,
-    strip_ext,
 )
-from rlvr_boundary.io.rollouts import iter_json_lines
+from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +105,7 @@ def _choose_metric(obj: dict, path: Path, line: int) -> str:
 
 def _label_from_results(path: Path) -> str | None:
     """``model_name`` of the aggregated results file written in the same run, if present."""
-    _, stamp = split_timestamp(strip_ext(path.name), "samples_")
+    _, stamp = split_timestamp(path_stem(path), "samples_")
     if stamp is None:
         return None
     for cand in (path.with_name(f"results_{stamp}.json"), *path.parent.glob(f"*_{stamp}.json")):
@@ -221,7 +220,7 @@ def read(path: Path, model: str | None = None, *, filter: str | None = None,
         for task, f in files:
             _read_file(f, task, label, st, filter, metric)
     else:
-        task, _ = split_timestamp(strip_ext(path.name), "samples_")
+        task, _ = split_timestamp(path_stem(path), "samples_")
         label = model or _label_from_results(path) or task
         _read_file(path, task, label, st, filter, metric)
     if all(n == 1 for n in st.n):

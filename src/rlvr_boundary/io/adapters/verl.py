@@ -33,8 +33,10 @@ from pathlib import Path
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import TableBuilder, as_text, first_json, short_hash
-from rlvr_boundary.io.rollouts import iter_json_lines
+from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
+#: Its rollout rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "verl"
 _STEP_FILE = re.compile(r"^(\d+)\.jsonl$")
 _VERDICT_SCORES = (-1, 0, 1)
@@ -101,8 +103,12 @@ def _read_file(path: Path, label: str, rows: TableBuilder) -> None:
         raise InputError("file has no records", path=path)
 
 
-def read(path: Path, model: str | None = None):
-    """Read one ``<step>.jsonl`` dump or a directory of them (one model per step)."""
+def read(path: Path, model: str | None = None, *, step: int | None = None):
+    """Read one ``<step>.jsonl`` dump or a directory of them (one model per step).
+
+    ``step`` picks one validation step from a directory (an error lists the
+    steps found when it is absent).
+    """
     path = Path(path)
     rows = TableBuilder(("prompt_id", "model", "sample_idx", "text", "answer", "correct",
                          "prompt", "gold"))
@@ -110,10 +116,20 @@ def read(path: Path, model: str | None = None):
         files = step_files(path)
         if not files:
             raise InputError("no <step>.jsonl files in the directory", path=path)
-        for step, f in files:
-            _read_file(f, f"{model}-step-{step}" if model else f"step-{step}", rows)
+        if step is not None:
+            chosen = [(s, f) for s, f in files if s == step]
+            if not chosen:
+                raise InputError(f"no dump of step {step}; the directory holds steps "
+                                 f"{', '.join(str(s) for s, _ in files)}", path=path,
+                                 field="verl_step")
+            files = chosen
+        for s, f in files:
+            # One chosen step with a label given: the label names it as it is.
+            label = model if (model and step is not None) else (
+                f"{model}-step-{s}" if model else f"step-{s}")
+            _read_file(f, label, rows)
     else:
         m = _STEP_FILE.match(path.name)
-        default = f"step-{m.group(1)}" if m else path.name.split(".jsonl")[0]
+        default = f"step-{m.group(1)}" if m else path_stem(path)
         _read_file(path, model or default, rows)
     return rows.table()

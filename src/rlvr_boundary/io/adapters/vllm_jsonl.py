@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import TableBuilder, as_text, first_json
-from rlvr_boundary.io.rollouts import iter_json_lines
+from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
 NAME = "vllm-jsonl"
 _ID_KEYS = ("prompt_id", "id", "request_id")
@@ -103,7 +103,7 @@ def _verdict(v, path: Path, line: int, field: str) -> bool:
 def read_generations(path: Path, model: str | None = None) -> pa.Table:
     """Rollout table of the generations; ``correct`` only if every sample carries a verdict."""
     path = Path(path)
-    label = model or path.name.split(".jsonl")[0]
+    label = model or path_stem(path)
     rows = TableBuilder(("prompt_id", "model", "sample_idx", "text", "correct", "finish_reason",
                          "truncated", "num_tokens", "prompt"))
     seen: dict[str, int] = {}

@@ -1,6 +1,7 @@
-"""Per-sample facts for the report, read by streaming the rollout tables.
+"""Per-sample facts for the audit, gathered in the same pass that counts the samples.
 
-Counts come from :func:`rlvr_boundary.io.rollouts.reduce_counts`; this module
+:func:`rlvr_boundary.io.inputs.load_inputs` feeds every validated batch of a
+rollout table both to the count reducer and to :class:`SampleFacts`, which
 gathers what counts cannot say, in bounded memory (Arrow group-bys per batch,
 merged as we go):
 
@@ -11,9 +12,16 @@ merged as we go):
 - token summaries (``entropy_mean``, ``rbf_mean``, ``log_ppl``, ``num_tokens``):
   count, mean and standard deviation per model and verdict, and the mean
   entropy in each relative-position bin (``entropy_bins``);
-- the texts of a few chosen (model, prompt) pairs, in a second pass, for the
-  review lists. Texts are model output: they are returned raw here and escaped
-  by the HTML writer.
+- quality flags derived from the completion text when a table has no ``q_*``
+  columns: computed on a uniform random sample (a reservoir of at most
+  ``quality_sample`` completions per model, seeded), because the flags are
+  pure-Python string scans that would otherwise cost more than reading the
+  table; the result says how many completions the shares come from;
+- the first two correct and first two incorrect texts (in file order, cut to
+  2,000 characters) of every (model, prompt), so the review lists need no
+  second pass; past a memory budget the keeper stops and
+  :func:`collect_texts` fetches the few texts still wanted. Texts are model
+  output: they are kept raw here and escaped by the HTML writer.
 """
 
 from __future__ import annotations
@@ -26,25 +34,149 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rlvr_boundary.io.rollouts import iter_rollout_batches, table_columns
+from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
+from rlvr_boundary.verify.quality import quality_flags
 
-QUALITY_COLUMNS = ("q_no_boxed", "q_multi_boxed", "q_text_after_answer", "q_cjk_share",
-                   "q_language_mix", "q_redundancy3")
+#: The quality-flag columns: every ``q_*`` column of the schema.
+QUALITY_COLUMNS = tuple(c for c in ROLLOUT_BY_NAME if c.startswith("q_"))
+#: Per-sample token summaries averaged per model and verdict.
 TOKEN_COLUMNS = ("num_tokens", "entropy_mean", "rbf_mean", "log_ppl")
+#: Columns the facts read from a rollout table when present.
+FACT_COLUMNS = ("answer", "truncated", "entropy_bins", *QUALITY_COLUMNS, *TOKEN_COLUMNS)
+#: Texts kept per (model, prompt) and verdict, and their length cut.
+TEXTS_PER_PAIR, TEXT_CHARS = 2, 2000
+#: Characters of text the one-pass keeper may hold before it stops (about 0.5 GB).
+TEXT_BUDGET = 250_000_000
 
 
 class SampleFacts:
     """Accumulates answer classes, quality flags and token summaries over batches."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, quality_sample: int = 20_000, seed: int = 0,
+                 keep_texts: bool = True) -> None:
+        self.quality_sample = quality_sample
+        self.rng = np.random.default_rng(seed)
+        self.reservoir: dict = {}  # m -> {"seen": int, "items": list of (text, prompt, correct)}
+        self.keep_texts = keep_texts
+        self.texts: dict = {}  # (m, p) -> {"correct": [...], "incorrect": [...]}
+        self.text_chars = 0
+        self.texts_complete = True
+        self.answer_seen = False  # an all-null answer column carries no answers
         self.answers: dict = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # (m, p) -> a -> [n, c]
         self.moments: dict = defaultdict(lambda: np.zeros(3))  # (col, m, correct) -> [n, sum, sum2]
         self.bins: dict = defaultdict(lambda: None)  # (m, correct) -> (B, 2) [count, sum]
         self.columns: set[str] = set()
         self.truncated: dict = defaultdict(lambda: np.zeros(2))  # m -> [rows, truncated]
 
+    def add_batch(self, t: pa.Table, *, derive_quality: bool) -> None:
+        """Take one validated rollout batch (with ``text`` and ``prompt`` when present).
+
+        ``derive_quality`` feeds the texts to the quality-flag reservoir (for
+        tables without ``q_*`` columns).
+        """
+        names = t.column_names
+        if "text" in names:
+            if derive_quality:
+                self._sample_for_quality(t)
+            if self.keep_texts and self.texts_complete:
+                self._keep_texts(t)
+        drop = [c for c in ("text", "prompt") if c in names]
+        self.add(t.drop_columns(drop) if drop else t)
+
+    def _sample_for_quality(self, t: pa.Table) -> None:
+        """Reservoir sampling (Vitter's algorithm R) of at most ``quality_sample`` rows per model."""
+        models = t.column("model").to_numpy(zero_copy_only=False)
+        has_text = pc.is_valid(t.column("text")).to_numpy(zero_copy_only=False)
+        R = self.quality_sample
+        for m in dict.fromkeys(models.tolist()):
+            rows = np.flatnonzero((models == m) & has_text)
+            if not rows.size:
+                continue
+            res = self.reservoir.setdefault(m, {"seen": 0, "items": []})
+            t_idx = res["seen"] + 1 + np.arange(rows.size)  # 1-based position in the stream
+            if R <= 0:  # 0 means every completion
+                take, slots = rows, None
+            else:
+                u = self.rng.random(rows.size)
+                accept = (t_idx <= R) | (u < R / t_idx)
+                take = rows[accept]
+                slots = np.where(t_idx[accept] <= R, t_idx[accept] - 1,
+                                 self.rng.integers(0, R, accept.sum()))
+            res["seen"] += rows.size
+            if not take.size:
+                continue
+            sub = t.take(pa.array(take))
+            texts = sub.column("text").to_pylist()
+            prompts = (sub.column("prompt").to_pylist() if "prompt" in sub.column_names
+                       else [None] * len(texts))
+            oks = sub.column("correct").to_pylist()
+            items = res["items"]
+            for j, item in enumerate(zip(texts, prompts, oks)):
+                if slots is None or slots[j] >= len(items):
+                    items.append(item)
+                else:
+                    items[slots[j]] = item
+
+    def _keep_texts(self, t: pa.Table) -> None:
+        """The first TEXTS_PER_PAIR correct and incorrect texts of every (model, prompt)."""
+        models = t.column("model").to_pylist()
+        prompts = t.column("prompt_id").to_pylist()
+        oks = t.column("correct").to_pylist()
+        valid = pc.is_valid(t.column("text")).to_pylist()
+        chosen = []
+        for j, (m, p, ok, v) in enumerate(zip(models, prompts, oks, valid)):
+            if not v:
+                continue
+            slot = self.texts.get((m, p))
+            if slot is None:
+                slot = self.texts[(m, p)] = {"correct": [], "incorrect": []}
+            lst = slot["correct" if ok else "incorrect"]
+            if len(lst) < TEXTS_PER_PAIR:
+                lst.append(None)  # placeholder, filled below
+                chosen.append((j, lst))
+        if not chosen:
+            return
+        idx = pa.array([j for j, _ in chosen])
+        texts = t.column("text").take(idx).to_pylist()
+        answers = (t.column("answer").take(idx).to_pylist() if "answer" in t.column_names
+                   else [None] * len(texts))
+        sidx = t.column("sample_idx").take(idx).to_pylist()
+        for (j, lst), text, ans, i in zip(chosen, texts, answers, sidx):
+            lst[lst.index(None)] = {"sample_idx": i, "text": text[:TEXT_CHARS],
+                                    "cut": len(text) > TEXT_CHARS, "answer": ans}
+            self.text_chars += min(len(text), TEXT_CHARS)
+        if self.text_chars > TEXT_BUDGET:
+            # Too many pairs to hold their texts: drop them all and fetch the few that
+            # are wanted after the audit (collect_texts), rather than keep a partial set.
+            self.texts, self.texts_complete = {}, False
+
+    def finish(self) -> None:
+        """Compute the quality flags of the sampled completions (call once, after the last batch)."""
+        for m, res in self.reservoir.items():
+            items = res["items"]
+            if not items:
+                continue
+            flags = [quality_flags(text, prompt) for text, prompt, _ in items]
+            cols = {"model": pa.array([m] * len(items), pa.string()),
+                    "correct": pa.array([ok for _, _, ok in items], pa.bool_())}
+            for c in QUALITY_COLUMNS:
+                cols[c] = pa.array([f[c] for f in flags], ROLLOUT_BY_NAME[c].type)
+            self.add(pa.table(cols))
+            res["sampled"] = len(items)
+            res["items"] = []
+
+    def quality_sampling(self) -> dict | None:
+        """``{model: {"sampled": s, "completions": N}}`` when flags were derived from text."""
+        if not self.reservoir:
+            return None
+        return {m: {"sampled": int(r.get("sampled", 0)), "completions": int(r["seen"])}
+                for m, r in self.reservoir.items()}
+
     def add(self, t: pa.Table) -> None:
         names = set(t.column_names)
         self.columns |= names
+        if "answer" in names and t.column("answer").null_count < t.num_rows:
+            self.answer_seen = True
         if "answer" in names:
             g = t.select(["model", "prompt_id", "answer", "correct"]).group_by(
                 ["model", "prompt_id", "answer"], use_threads=False).aggregate(
@@ -117,7 +249,7 @@ class SampleFacts:
         A missing answer (incomplete output) is the class "NA" in ``all`` (it is
         never a correct answer class).
         """
-        if "answer" not in self.columns:
+        if "answer" not in self.columns or not self.answer_seen:
             return None
         out: dict = {"all": {}, "correct": {}}
         for m in models:
@@ -172,43 +304,6 @@ class SampleFacts:
                     cell[name] = {"count": int(cnt), "mean": float(mean), "std": float(np.sqrt(var))}
                 res[col][m] = cell
         return res
-
-
-def with_quality_flags(t: pa.Table) -> pa.Table:
-    """Add the ``q_*`` columns computed from ``text`` (and ``prompt``) when they are absent."""
-    from rlvr_boundary.verify.quality import quality_flags
-
-    texts = t.column("text").to_pylist()
-    prompts = t.column("prompt").to_pylist() if "prompt" in t.column_names else [None] * len(texts)
-    flags = [quality_flags(x, p) if x is not None else None for x, p in zip(texts, prompts)]
-    for c in QUALITY_COLUMNS:
-        t = t.append_column(c, pa.array([f[c] if f else None for f in flags]))
-    return t.drop_columns([c for c in ("text", "prompt") if c in t.column_names])
-
-
-def gather_facts(paths: list[Path], progress=None) -> SampleFacts:
-    """Stream every rollout table once and accumulate :class:`SampleFacts`.
-
-    Tables with completion text but without quality columns get the flags
-    computed here (:mod:`rlvr_boundary.verify.quality`), so graded-elsewhere data shows them.
-    """
-    facts = SampleFacts()
-    want = ["answer", "truncated", "entropy_bins", *QUALITY_COLUMNS, *TOKEN_COLUMNS]
-    for path in paths:
-        names = set(table_columns(path))
-        cols = [c for c in want if c in names]
-        derive = "text" in names and not any(c in names for c in QUALITY_COLUMNS)
-        if derive:
-            cols += ["text"] + (["prompt"] if "prompt" in names else [])
-        if not cols:
-            continue
-        for batch in iter_rollout_batches(path, cols):
-            if derive:
-                batch = with_quality_flags(batch)
-            facts.add(batch)
-            if progress is not None:
-                progress(batch.num_rows)
-    return facts
 
 
 def collect_texts(paths: list[Path], wanted: set[tuple[str, str]], *, per_pair: int = 2,

@@ -1,0 +1,157 @@
+"""The audit: :func:`make_report` computes and writes the result; the page is drawn from it.
+
+:func:`make_report` loads the inputs once, computes the audit and writes the
+result JSON. :func:`render_report` reads nothing but the result document (the JSON that
+``rlvr-boundary report`` writes, as :func:`rlvr_boundary.io.results.read_result`
+returns it): it draws the figures (:mod:`.figures`), puts the words of
+:mod:`.words` and the numbers into one self-contained page (:mod:`.html`) and
+writes it. Nothing is added to the result here, so ``rlvr-boundary report --from
+audit.json`` redraws the same page byte for byte.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rlvr_boundary.analysis.audit import build_audit, choose_base, samples_shown, shown_pairs
+from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.atomic import atomic_open
+from rlvr_boundary.io.counts import align
+from rlvr_boundary.io.inputs import load_inputs
+from rlvr_boundary.io.results import ENVELOPE_KEYS, read_result, write_result
+from rlvr_boundary.io.samples import collect_texts
+from rlvr_boundary.report import figures as F
+from rlvr_boundary.report import html as H
+
+__all__ = ["make_report", "render_report", "render_compare_figures", "check_html_path",
+           "payload_of"]
+
+
+def check_html_path(out_html: str | Path) -> Path:
+    """The page path, which must end in .html (its JSON and figures sit beside it)."""
+    out_html = Path(out_html)
+    if out_html.suffix.lower() not in (".html", ".htm"):
+        raise InputError(f"--out: the report file must end in .html, got {out_html}")
+    return out_html
+
+
+def payload_of(doc: dict) -> dict:
+    """The audit payload of a result document (without the envelope keys)."""
+    return {k: v for k, v in doc.items() if k not in ENVELOPE_KEYS}
+
+
+def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
+                notes: list[str] | None = None, progress=None, warn=None) -> dict:
+    """Load the inputs once, compute the audit and write ``<out>.json``; return that document.
+
+    The document is read back from the file, so what a caller draws from it
+    (:func:`render_report`) is exactly what the file holds.
+
+    Parameters
+    ----------
+    paths
+        Input files or directories (any format; labels in ``opts.compare.labels``).
+    out_html
+        Page path; the result is written beside it as ``.json``.
+    opts
+        Validated report options.
+    notes
+        Sentences for the provenance section (e.g. the source of example data).
+    progress
+        Called with the number of rows of each rollout batch read.
+    warn
+        Called with a sentence when prompt sets were intersected.
+    """
+    from rlvr_boundary.report import words as W
+
+    out_html = check_html_path(out_html)
+    c = opts.compare
+    inputs = load_inputs(paths, fmt=c.format, labels=c.labels, choices=c.adapter_choices(),
+                         facts=True, quality_sample=opts.quality_sample, seed=c.seed,
+                         progress=progress)
+    if len(inputs.counts) < 2:
+        raise InputError("a report needs a base and at least one checkpoint; the inputs hold "
+                         f"{len(inputs.counts)} model(s): "
+                         f"{', '.join(ct.model for ct in inputs.counts)}")
+    aligned = align(inputs.counts, intersect=c.intersect)
+    note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
+    if note and warn is not None:
+        warn(note)
+    models = list(aligned.models)
+    base = choose_base(models, opts.base)
+    facts = inputs.facts
+    samples = answers = None
+    if facts is not None:
+        samples = {"quality": facts.quality(models), "quality_sampling": facts.quality_sampling(),
+                   "tokens": facts.tokens(models), "texts": facts.texts}
+        answers = facts.answer_classes(models, aligned.prompt_ids.tolist())
+    audit = build_audit(aligned, opts, base=base, answers=answers, samples=samples)
+    if facts is not None and not facts.texts_complete and inputs.rollout_paths:
+        # Too many (model, prompt) pairs to keep every text in one pass: fetch the few shown.
+        audit["samples_shown"] = samples_shown(
+            audit, collect_texts(inputs.rollout_paths, shown_pairs(audit)))
+    audit["provenance"] = {"inputs": inputs.sources, "notes": list(notes or [])}
+    json_path = out_html.with_suffix(".json")
+    write_result(json_path, "report", opts, audit)
+    return read_result(json_path, kind="report")
+
+
+def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = None) -> dict:
+    """Draw the figures and write the page of a report result.
+
+    Parameters
+    ----------
+    doc
+        A ``report`` result document as read from its JSON file.
+    out_html
+        Page to write; the figures go to ``<stem>_figures/`` beside it.
+    figures
+        Also write every figure as PNG and PDF (default: as the result's options say).
+
+    Returns
+    -------
+    dict
+        ``{"folder": name, "files": [...]}`` of the figure files written (empty
+        when none were).
+    """
+    out_html = check_html_path(out_html)
+    if figures is None:
+        figures = bool(doc.get("options", {}).get("figures", True))
+    audit = payload_of(doc)
+    folder = out_html.with_name(out_html.stem + "_figures")
+    draw = {"passk": F.passk_curves, "difference": F.difference_curves, "upset": F.upset,
+            "histogram": F.accuracy_histograms}
+    if audit.get("evolution"):
+        draw["evolution"] = F.evolution
+    if (audit.get("tokens") or {}).get("entropy_by_position"):
+        draw["entropy_position"] = F.entropy_by_position
+    if not audit["comparisons"]:
+        draw.pop("difference")
+    svgs, files = {}, []
+    for name, fn in draw.items():
+        fig = fn(audit)
+        svgs[name] = F.to_svg(fig)
+        if figures:
+            files += F.save(fig, folder, name)
+        F.close(fig)
+    figure_files = {"folder": folder.name, "files": files} if files else {}
+    page = H.render(doc, svgs, figure_files=figure_files)
+    with atomic_open(out_html, "w") as fh:
+        fh.write(page)
+    return figure_files
+
+
+def render_compare_figures(doc: dict, folder: str | Path) -> list[str]:
+    """The pass@k and difference figures of a ``compare`` result, as PNG and PDF in ``folder``."""
+    base, rl = doc["models"]["base"], doc["models"]["rl"]
+    # The figures take the audit's shape: one base and its checkpoints' comparisons.
+    view = {"models": [base, rl], "base": base, "checkpoints": [rl], "ks": doc["ks"],
+            "n_prompts": doc["n_prompts"], "pass_at_k": doc["pass_at_k"],
+            "comparisons": {rl: doc}}
+    files = []
+    for name, fn in (("passk", F.passk_curves), ("difference", F.difference_curves)):
+        fig = fn(view)
+        files += F.save(fig, Path(folder), name)
+        F.close(fig)
+    return files
