@@ -36,7 +36,10 @@ def test_example_report_under_30_seconds(tmp_path, capsys):
     assert main(["report", "--example", "--out", str(out)]) == 0
     assert time.perf_counter() - t0 < 30
     text = " ".join(capsys.readouterr().out.split())  # undo terminal wrapping
-    assert "gains up to k = 10; loses from k = 61" in text and "price 1.98 points at k = 128" in text
+    # The loss start moves with the Monte Carlo draw at B = 4,000 (60-63 over seeds, 61 at
+    # large B); see tests/cli/test_compare_cli.py.
+    assert re.search(r"gains up to k = 10; loses from k = 6[0-3]\b", text)
+    assert "price 1.98 points at k = 128" in text
     page = out.read_text()
     for sid, _ in SECTIONS:
         assert f'<section id="{sid}">' in page
