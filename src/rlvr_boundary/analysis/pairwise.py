@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlvr_boundary.analysis.structure import run_curves, structured_band
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
 from rlvr_boundary.io.counts import Aligned
@@ -35,6 +36,12 @@ class CompareOptions:
     """Compare on the common prompts when the models' prompt sets differ (else an error)."""
     format: str = "auto"
     """Input format name, or auto-detection."""
+    cluster_by: str | None = None
+    """Draw band multipliers (and bootstrap resamples) per cluster: an input field, or id-prefix:SEP."""
+    rl_runs: tuple[str, ...] = ()
+    """Further runs of the trained model (files); the band then covers run-to-run variance."""
+    base_runs: tuple[str, ...] = ()
+    """Further runs of the base model (files)."""
 
 
 def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
@@ -68,7 +75,8 @@ def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
     return arr
 
 
-def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) -> dict:
+def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, *,
+                    groups=None, runs: dict | None = None) -> dict:
     """Every number of the pairwise comparison, as a JSON-ready dict.
 
     Parameters
@@ -79,14 +87,23 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         Labels of the base and the trained model in ``aligned.models``.
     opts
         Options.
+    groups
+        ``(P,)`` cluster labels (see :mod:`rlvr_boundary.analysis.structure`), or None.
+    runs
+        ``{"base": [labels], "rl": [labels]}``: further runs of each model in
+        ``aligned``; curves are then averaged over runs.
     """
     ib, ir = aligned.models.index(base), aligned.models.index(rl)
     nb, cb = aligned.n[ib], aligned.c[ib]  # (P,)
     nr, cr = aligned.n[ir], aligned.c[ir]  # (P,)
     n_min = int(min(nb.min(), nr.min()))
     ks = parse_ks(opts.ks, n_min)
-    pb = pass_at_k(nb, cb, ks)  # (P, K)
-    pr = pass_at_k(nr, cr, ks)  # (P, K)
+    runs = runs or {}
+    rows_b = [ib, *(aligned.models.index(m) for m in runs.get("base", ()))]
+    rows_r = [ir, *(aligned.models.index(m) for m in runs.get("rl", ()))]
+    curves_b = run_curves(aligned.n[rows_b], aligned.c[rows_b], ks)  # (R', P, K)
+    curves_r = run_curves(aligned.n[rows_r], aligned.c[rows_r], ks)  # (R, P, K)
+    pb, pr = curves_b.mean(axis=0), curves_r.mean(axis=0)  # (P, K), averaged over runs
     diff = cc.paired_difference(pr, pb)  # (K,)
     crossings = cc.grid_crossings(ks, diff)
     bound = cc.crossing_bound(cb / nb, cr / nr)
@@ -124,14 +141,17 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         result["delta_se"] = None
         result["delta_se_K"] = None
     if nb.size >= 2:
-        band = cc.simultaneous_band(pr - pb, n_multipliers=opts.bootstrap, alpha=opts.alpha,
-                                    seed=opts.seed)
+        band = structured_band(curves_b, curves_r, groups=groups, n_multipliers=opts.bootstrap,
+                               alpha=opts.alpha, seed=opts.seed)
         cls = cc.classify_budgets(ks, band["lower"], band["upper"])
         result["band"] = {"lower": band["lower"], "upper": band["upper"], "se": band["se"],
                           "critical_value": band["critical_value"],
+                          "critical_values": band["critical_values"],
                           "degenerate_budgets": ks[band["degenerate"]].tolist(),
                           "method": "Gaussian-multiplier sup-t simultaneous band over ks, "
-                                    "prompts as the sampling unit",
+                                    f"multipliers drawn over {band['unit']}",
+                          "unit": band["unit"], "n_clusters": band["n_clusters"],
+                          "n_runs": band["n_runs"],
                           "level": 1 - opts.alpha}
         result.update({"gain_budgets": cls["gain"], "loss_budgets": cls["loss"],
                        "inconclusive_budgets": cls["inconclusive"],
@@ -140,7 +160,7 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions) 
         if ks[0] == 1:
             result["bootstrap_ci"] = cc.paired_bootstrap(
                 pb, pr, ks, K_se=result["delta_se_K"], n_boot=opts.bootstrap, alpha=opts.alpha,
-                seed=opts.seed)
+                seed=opts.seed, groups=groups)
     else:
         result.update({"band": None, "gain_budgets": [], "loss_budgets": [],
                        "inconclusive_budgets": ks.tolist(), "first_loss_set": None})

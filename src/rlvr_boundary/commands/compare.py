@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--seed", type=int, default=0, help="random seed (0)")
     st.add_argument("--K-se", type=int, dest="K_se", metavar="K",
                     help="base budget of Delta_SE = pass@K_B - pass@1_R (default 256 or max k)")
+    from rlvr_boundary.commands._structure import add_arguments
+
+    add_arguments(st)
     out = p.add_argument_group("output")
     out.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     p.set_defaults(func=run)
@@ -61,18 +64,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         base_label = rl_label = None
     opts = CompareOptions(ks=args.ks, bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed,
-                          K_se=args.K_se, intersect=args.intersect, format=args.format)
+                          K_se=args.K_se, intersect=args.intersect, format=args.format,
+                          cluster_by=args.cluster_by, rl_runs=tuple(args.rl_run),
+                          base_runs=tuple(args.base_run))
     base = load_model_counts(args.base, model=args.base_model, fmt=args.format, label=base_label)
     rl = load_model_counts(args.rl, model=args.rl_model, fmt=args.format, label=rl_label)
     if base.model == rl.model:
         base.model, rl.model = f"base:{base.model}", f"rl:{rl.model}"
-    aligned = align([base, rl], intersect=args.intersect)
+    from rlvr_boundary.commands._structure import cluster_groups, load_runs
+
+    extra_runs, runs = load_runs(args, base, rl)
+    aligned = align([base, rl, *extra_runs], intersect=args.intersect)
     if aligned.dropped:
         from rlvr_boundary.console import err_console
 
         err_console.print(f"[yellow]warning:[/] --intersect kept {aligned.n.shape[1]} common "
                           f"prompts; dropped per model: {aligned.dropped}", highlight=False)
-    res = compare_aligned(aligned, base.model, rl.model, opts)
+    res = compare_aligned(aligned, base.model, rl.model, opts, runs=runs,
+                          groups=cluster_groups(args.cluster_by, aligned, [base, rl]))
     res["inputs"] = {"base": str(args.base), "rl": str(args.rl), "dropped": aligned.dropped}
     print_summary(res, console)
     if args.json:

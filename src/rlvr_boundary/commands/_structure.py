@@ -1,0 +1,49 @@
+"""Flags and loading for clustered prompts and several runs, shared by verbs that draw a band."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """Add ``--cluster-by``, ``--rl-run`` and ``--base-run`` to an argument group."""
+    group.add_argument("--cluster-by", dest="cluster_by", metavar="FIELD",
+                       help="prompts that share FIELD (e.g. source) form a cluster; the band and "
+                            "bootstrap then resample clusters. 'id-prefix:SEP' clusters by the id "
+                            "up to its last SEP")
+    group.add_argument("--rl-run", dest="rl_run", action="append", metavar="FILE", default=[],
+                       help="another run of the trained model on the same prompts (training seed "
+                            "or sampling run); repeat for more. Curves are averaged over runs and "
+                            "the band covers run-to-run variance")
+    group.add_argument("--base-run", dest="base_run", action="append", metavar="FILE", default=[],
+                       help="another run of the base model; repeat for more")
+
+
+def load_runs(args: argparse.Namespace, base, rl) -> tuple[list, dict]:
+    """Counts of the extra runs (labelled ``MODEL#run2``, ...) and the ``runs`` mapping."""
+    from rlvr_boundary.io.formats import load_model_counts
+
+    extra, runs = [], {"base": [], "rl": []}
+    for key, main, files, model in (("base", base, args.base_run, args.base_model),
+                                    ("rl", rl, args.rl_run, args.rl_model)):
+        for j, path in enumerate(files, start=2):
+            label = f"{main.model}#run{j}"
+            extra.append(load_model_counts(path, model=model, fmt=args.format, label=label))
+            runs[key].append(label)
+    return extra, runs
+
+
+def cluster_groups(rule: str | None, aligned, counts: list):
+    """``(P,)`` cluster labels for ``aligned`` from the rule, or None without one."""
+    if rule is None:
+        return None
+    import numpy as np
+
+    from rlvr_boundary.analysis.structure import cluster_labels
+
+    columns = []
+    for ct in counts:
+        pos = {str(p): i for i, p in enumerate(ct.prompt_ids)}
+        idx = np.array([pos[str(p)] for p in aligned.prompt_ids])
+        columns.append({k: v[idx] for k, v in ct.extra.items()})
+    return cluster_labels(rule, aligned.prompt_ids, columns)
