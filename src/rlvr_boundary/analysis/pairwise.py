@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rlvr_boundary.analysis.extrapolation import extrapolation_result
 from rlvr_boundary.analysis.structure import run_curves, structured_band
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
@@ -42,6 +43,10 @@ class CompareOptions:
     """Further runs of the trained model (files); the band then covers run-to-run variance."""
     base_runs: tuple[str, ...] = ()
     """Further runs of the base model (files)."""
+    extrapolate: int | None = None
+    """Predict pass@k and D(k) up to this budget from a fitted rate distribution (model-based)."""
+    extrapolate_method: str = "beta_mixture"
+    """Rate distribution for the prediction: beta_mixture or npmle."""
 
 
 def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
@@ -175,6 +180,10 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
                 se[j] = float(np.sqrt(max(v, 0.0)) / n_.size)
         within[label] = se
     result["within_prompt_se"] = within
+    if opts.extrapolate is not None:
+        result["extrapolation"] = extrapolation_result(
+            nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,
+            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed)
     return result
 
 

@@ -6,7 +6,7 @@ import argparse
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
-    """Add ``--cluster-by``, ``--rl-run`` and ``--base-run`` to an argument group."""
+    """Add ``--cluster-by``, ``--rl-run``, ``--base-run`` and ``--extrapolate`` to a group."""
     group.add_argument("--cluster-by", dest="cluster_by", metavar="FIELD",
                        help="prompts that share FIELD (e.g. source) form a cluster; the band and "
                             "bootstrap then resample clusters. 'id-prefix:SEP' clusters by the id "
@@ -17,6 +17,13 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "the band covers run-to-run variance")
     group.add_argument("--base-run", dest="base_run", action="append", metavar="FILE", default=[],
                        help="another run of the base model; repeat for more")
+    group.add_argument("--extrapolate", type=int, metavar="K",
+                       help="also predict pass@k and D(k) up to budget K beyond the samples "
+                            "drawn (a model-based prediction from fitted success-rate "
+                            "distributions, with a bootstrap band)")
+    group.add_argument("--extrapolate-method", dest="extrapolate_method", default="beta_mixture",
+                       choices=["beta_mixture", "npmle"],
+                       help="rate distribution for --extrapolate (beta_mixture)")
 
 
 def load_runs(args: argparse.Namespace, base, rl) -> tuple[list, dict]:

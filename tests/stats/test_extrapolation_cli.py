@@ -1,0 +1,42 @@
+"""``compare --extrapolate``: a model-based block beside the exact curves."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from rlvr_boundary.analysis.extrapolation import extrapolation_grid
+from rlvr_boundary.cli import main
+
+
+def test_grid_keeps_observed_budgets_and_reaches_k_max():
+    g = extrapolation_grid(16, 1024)
+    assert list(g[:16]) == list(range(1, 17)) and g[-1] == 1024 and np.all(np.diff(g) > 0)
+    assert list(extrapolation_grid(16, 8)) == list(range(1, 9))
+
+
+def test_compare_extrapolate_block(tmp_path):
+    rng = np.random.default_rng(0)
+    P, n = 150, 16
+    pb = np.where(rng.random(P) < 0.05, 0.0, rng.beta(0.5, 0.8, P))
+    pr = np.where(rng.random(P) < 0.15, 0.0, rng.beta(1.5, 1.0, P))
+    for name, p in (("b", pb), ("r", pr)):
+        c = rng.binomial(n, p)
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"id": f"q{i}", "n": n, "c": int(ci)}) + "\n"
+                    for i, ci in enumerate(c)))
+    out = tmp_path / "o.json"
+    assert main(["compare", "--base", str(tmp_path / "b.jsonl"), "--rl", str(tmp_path / "r.jsonl"),
+                 "--bootstrap", "20", "--extrapolate", "512", "--extrapolate-method", "npmle",
+                 "--json", str(out)]) == 0
+    r = json.loads(out.read_text())
+    e = r["extrapolation"]
+    assert e["model_based"] is True and "model-based prediction beyond k = 16" in e["note"]
+    assert e["ks"][-1] == 512 and e["observed_up_to"] == 16
+    assert r["options"]["extrapolate"] == 512
+    # At observed budgets the fit follows the exact curve.
+    j = e["ks"].index(16)
+    assert abs(e["diff"][j] - r["diff"][15]) < 0.02
+    assert all(lo <= hi for lo, hi in zip(e["diff_lower"], e["diff_upper"]))
+    assert set(e["power_law"]) >= {"base", "rl", "pass_base", "pass_rl", "diff", "k_star"}
