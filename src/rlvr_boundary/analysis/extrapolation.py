@@ -1,4 +1,4 @@
-"""Model-based pass@k and D(k) beyond the samples drawn, as a JSON-ready block.
+"""Model-based pass@k beyond the samples drawn, and the other metrics, as JSON-ready blocks.
 
 Everything here is a prediction from a fitted distribution of per-prompt
 success rates (:mod:`rlvr_boundary.core.extrapolate`), not an estimate: the
@@ -11,9 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_boundary.core import extrapolate as ex
+from rlvr_boundary.core import metrics as mt
 from rlvr_boundary.core.passk import pass_at_k
 
-__all__ = ["extrapolation_grid", "extrapolation_result"]
+__all__ = ["extrapolation_grid", "extrapolation_result", "metrics_block"]
+
+TAUS = (0.25, 0.5, 0.75, 1.0)
+"""Thresholds of cover@tau and G-Pass@k_tau in result files (lighteval's, without 0)."""
 
 
 def extrapolation_grid(n_min: int, k_max: int) -> np.ndarray:
@@ -63,4 +67,35 @@ def extrapolation_result(nb, cb, nr, cr, k_max: int, *, method: str = "beta_mixt
         "power_law": {"base": plb, "rl": plr, "pass_base": ppb, "pass_rl": ppr,
                       "diff": ppr - ppb, "k_star": float(ks[neg[0]]) if neg.size else None},
     })
+    return out
+
+
+def metrics_block(counts: dict, alpha: float = 0.05) -> dict:
+    """cover@tau, pass^k, G-Pass@k, mG-Pass@k and the Bayesian pass@k posterior per model.
+
+    Parameters
+    ----------
+    counts
+        ``{label: (n, c)}`` with ``(P,)`` arrays.
+    alpha
+        1 - credibility of the posterior interval.
+
+    Returns
+    -------
+    dict
+        ``{label: {...}}``; budgets are lighteval's defaults 4, 8, 16 (and 1)
+        that do not exceed the smallest n. See :mod:`rlvr_boundary.core.metrics`.
+    """
+    out = {"taus": list(TAUS)}
+    for label, (n, c) in counts.items():
+        ks = [k for k in (1, 4, 8, 16) if k <= int(n.min())]
+        out[label] = {
+            "cover_at_tau": dict(zip(map(str, TAUS), mt.cover_at_tau(n, c, TAUS).tolist())),
+            "pass_hat_k": {str(k): float(mt.pass_hat_k(n, c, k).mean()) for k in ks},
+            "g_pass_at_k": {str(k): {str(t): float(mt.g_pass_at_k(n, c, k, t).mean())
+                                     for t in TAUS} for k in ks},
+            "mg_pass_at_k": {str(k): float(mt.mg_pass_at_k(n, c, k).mean()) for k in ks},
+            "pass_at_k_posterior": {str(k): mt.passk_posterior(n, c, k, level=1 - alpha)
+                                    for k in ks},
+        }
     return out

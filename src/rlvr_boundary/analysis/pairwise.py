@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rlvr_boundary.analysis.extrapolation import extrapolation_result
+from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
 from rlvr_boundary.analysis.structure import run_curves, structured_band
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
@@ -161,7 +161,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         result.update({"gain_budgets": cls["gain"], "loss_budgets": cls["loss"],
                        "inconclusive_budgets": cls["inconclusive"],
                        "first_loss_set": cls["first_loss_set"],
-                       "first_loss_scope": cls["first_loss_scope"]})
+                       "first_loss_scope": cls["first_loss_scope"],
+                       "certified_crossing": cls["certified_crossing"]})
         if ks[0] == 1:
             result["bootstrap_ci"] = cc.paired_bootstrap(
                 pb, pr, ks, K_se=result["delta_se_K"], n_boot=opts.bootstrap, alpha=opts.alpha,
@@ -180,6 +181,7 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
                 se[j] = float(np.sqrt(max(v, 0.0)) / n_.size)
         within[label] = se
     result["within_prompt_se"] = within
+    result["metrics"] = metrics_block({base: (nb, cb), rl: (nr, cr)}, opts.alpha)
     if opts.extrapolate is not None:
         result["extrapolation"] = extrapolation_result(
             nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,

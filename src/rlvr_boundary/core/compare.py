@@ -534,7 +534,9 @@ def classify_budgets(ks, lower, upper) -> dict:
         first supported loss]`` (``None`` upper end if no loss is supported; the
         whole entry is None if no gain precedes it) and ``first_loss_scope``:
         "integers" when the grid is 1..K without gaps (then the set covers
-        every integer k), "grid" otherwise (the ends are grid points only).
+        every integer k), "grid" otherwise (the ends are grid points only);
+        ``certified_crossing``: a supported gain at a smaller budget than some
+        supported loss (the field of the same name in passk-inference).
 
     Notes
     -----
@@ -558,6 +560,8 @@ def classify_budgets(ks, lower, upper) -> dict:
         out["first_loss_set"] = None if first_not_gain is None else [first_not_gain, first_loss]
     dense = bool(ks.size and ks[0] == 1 and np.all(np.diff(ks) == 1))
     out["first_loss_scope"] = "integers" if dense else "grid"
+    out["certified_crossing"] = bool(gain.any() and loss.any()
+                                     and ks[gain].min() < ks[loss].max())
     return out
 
 
