@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from rlvr_boundary.analysis.extrapolation import extrapolation_grid
 from rlvr_boundary.cli import main
@@ -40,3 +41,25 @@ def test_compare_extrapolate_block(tmp_path):
     assert abs(e["diff"][j] - r["diff"][15]) < 0.02
     assert all(lo <= hi for lo, hi in zip(e["diff_lower"], e["diff_upper"]))
     assert set(e["power_law"]) >= {"base", "rl", "pass_base", "pass_rl", "diff", "k_star"}
+
+
+def test_compare_verifier_error_block(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    P, n = 200, 8
+    for name, a in (("b", 0.5), ("r", 1.5)):
+        c = rng.binomial(n, rng.beta(a, 1.0, P))
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"id": f"q{i}", "n": n, "c": int(ci)}) + "\n"
+                    for i, ci in enumerate(c)))
+    args = ["compare", "--base", str(tmp_path / "b.jsonl"), "--rl", str(tmp_path / "r.jsonl"),
+            "--bootstrap", "15"]
+    out = tmp_path / "o.json"
+    assert main([*args, "--verifier-error", "0.02,0.05", "--json", str(out)]) == 0
+    v = json.loads(out.read_text())["verifier_error"]
+    assert (v["fp"], v["fn"]) == (0.02, 0.05) and v["model_based"] is True
+    assert isinstance(v["verdicts_survive"], bool)
+    assert set(v["gain_survives"]) <= set(json.loads(out.read_text())["gain_budgets"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*args, "--verifier-error", "0.6,0.5"])
+    assert "FP + FN < 1" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
-from rlvr_boundary.analysis.structure import run_curves, structured_band
+from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
 from rlvr_boundary.io.counts import Aligned
@@ -47,6 +47,8 @@ class CompareOptions:
     """Predict pass@k and D(k) up to this budget from a fitted rate distribution (model-based)."""
     extrapolate_method: str = "beta_mixture"
     """Rate distribution for the prediction: beta_mixture or npmle."""
+    verifier_error: tuple[float, float] | None = None
+    """Verifier false-positive and false-negative rates; the band is then also drawn under them."""
 
 
 def parse_ks(spec: str | None, n_min: int) -> np.ndarray:
@@ -182,6 +184,10 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         within[label] = se
     result["within_prompt_se"] = within
     result["metrics"] = metrics_block({base: (nb, cb), rl: (nr, cr)}, opts.alpha)
+    if opts.verifier_error is not None and result["band"] is not None:
+        result["verifier_error"] = verifier_error_block(
+            nb, cb, nr, cr, ks, result, opts.verifier_error, n_boot=min(opts.bootstrap, 100),
+            alpha=opts.alpha, seed=opts.seed)
     if opts.extrapolate is not None:
         result["extrapolation"] = extrapolation_result(
             nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,

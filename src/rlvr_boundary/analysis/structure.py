@@ -21,10 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_boundary.core import compare as cc
+from rlvr_boundary.core.verifier_error import verifier_error_band
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.errors import InputError
 
-__all__ = ["cluster_labels", "run_curves", "structured_band", "PREFIX_RULE"]
+__all__ = ["cluster_labels", "run_curves", "structured_band", "verifier_error_block",
+           "PREFIX_RULE"]
 
 PREFIX_RULE = "id-prefix:"
 """``--cluster-by id-prefix:SEP`` clusters prompts by their id up to the last SEP."""
@@ -114,3 +116,35 @@ def structured_band(curves_base, curves_rl, *, groups=None, n_multipliers: int =
         unit += " and runs"
     band.update({"unit": unit, "n_clusters": n_clusters, "n_runs": {"base": Rb, "rl": R}})
     return band
+
+
+def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int = 100,
+                         alpha: float = 0.05, seed: int = 0) -> dict:
+    """The band under verifier error rates, and whether the plain verdicts survive it.
+
+    Parameters
+    ----------
+    nb, cb, nr, cr
+        ``(P,)`` counts.
+    ks
+        ``(K,)`` budgets.
+    plain
+        The comparison result with ``gain_budgets`` and ``loss_budgets``.
+    rates
+        ``(fp, fn)``: false-positive and false-negative rates of the verifier.
+    """
+    fp, fn = rates
+    out = verifier_error_band(nb, cb, nr, cr, ks, fp=fp, fn=fn, n_boot=n_boot, alpha=alpha,
+                              seed=seed)
+    gain, loss = set(out["gain"]), set(out["loss"])
+    kept_gain = [k for k in plain["gain_budgets"] if k in gain]
+    kept_loss = [k for k in plain["loss_budgets"] if k in loss]
+    return {"fp": fp, "fn": fn, "diff": out["diff"], "lower": out["lower"], "upper": out["upper"],
+            "critical_value": out["critical_value"], "gain_budgets": out["gain"],
+            "loss_budgets": out["loss"], "first_loss_set": out["first_loss_set"],
+            "gain_survives": kept_gain, "loss_survives": kept_loss,
+            "verdicts_survive": len(kept_gain) == len(plain["gain_budgets"])
+            and len(kept_loss) == len(plain["loss_budgets"]),
+            "n_boot": n_boot, "model_based": True,
+            "method": "NPMLE of true success rates with the verifier's error rates in the "
+                      "likelihood; prompt-bootstrap sup-t band"}

@@ -21,6 +21,11 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="also predict pass@k and D(k) up to budget K beyond the samples "
                             "drawn (a model-based prediction from fitted success-rate "
                             "distributions, with a bootstrap band)")
+    group.add_argument("--verifier-error", dest="verifier_error", metavar="FP,FN",
+                       type=_rates,
+                       help="the verifier's false-positive and false-negative rates, e.g. "
+                            "0.02,0.05: the band is also drawn for the true success rates and the "
+                            "result says whether the verdicts survive")
     group.add_argument("--extrapolate-method", dest="extrapolate_method", default="beta_mixture",
                        choices=["beta_mixture", "npmle"],
                        help="rate distribution for --extrapolate (beta_mixture)")
@@ -54,3 +59,13 @@ def cluster_groups(rule: str | None, aligned, counts: list):
         idx = np.array([pos[str(p)] for p in aligned.prompt_ids])
         columns.append({k: v[idx] for k, v in ct.extra.items()})
     return cluster_labels(rule, aligned.prompt_ids, columns)
+
+
+def _rates(text: str) -> tuple[float, float]:
+    try:
+        fp, fn = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected FP,FN such as 0.02,0.05, got {text!r}") from None
+    if not (0 <= fp < 1 and 0 <= fn < 1 and fp + fn < 1):
+        raise argparse.ArgumentTypeError("rates must lie in [0, 1) with FP + FN < 1")
+    return fp, fn

@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
                           K_se=args.K_se, intersect=args.intersect, format=args.format,
                           cluster_by=args.cluster_by, rl_runs=tuple(args.rl_run),
                           base_runs=tuple(args.base_run), extrapolate=args.extrapolate,
-                          extrapolate_method=args.extrapolate_method)
+                          extrapolate_method=args.extrapolate_method,
+                          verifier_error=args.verifier_error)
     base = load_model_counts(args.base, model=args.base_model, fmt=args.format, label=base_label)
     rl = load_model_counts(args.rl, model=args.rl_model, fmt=args.format, label=rl_label)
     if base.model == rl.model:
