@@ -48,7 +48,7 @@ import time
 import numpy as np
 
 from rlvr_boundary.core import compare as cc
-from rlvr_boundary.core.extrapolate import _log_binom, default_grid, fit_npmle
+from rlvr_boundary.core.extrapolate import _log_binom, fit_npmle
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.examples import example_files
 from rlvr_boundary.io.counts import align

@@ -15,7 +15,7 @@ import numpy as np
 from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
 from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
 from rlvr_boundary.core import compare as cc
-from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
+from rlvr_boundary.core.passk import passk_within_prompt_variance
 from rlvr_boundary.io.counts import Aligned
 
 
