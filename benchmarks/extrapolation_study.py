@@ -17,7 +17,10 @@ negative) with
 - ``npmle``: the grid NPMLE of the rate distribution;
 - ``power_law``: ``-log pass@k = A k^(-b)`` fitted per model to the unbiased
   pass@k at k = 1..m (Schaeffer et al. 2025, arXiv 2502.17578);
-- ``plug-in``: ``1 - (1 - c/m)^k`` per prompt (the naive curve, for scale).
+- ``plug-in``: ``1 - (1 - c/m)^k`` per prompt (the naive curve, for scale);
+- ``passk_kernel`` (on request, ``--methods passk_kernel``): passk-inference's
+  ``fit_kernel`` (joint grid NPMLE of both models' rates, 80 x 80, up to 4,000
+  EM iterations), marginals read off its weights.
 
 Truth: the full-data unbiased pass@128 (944/1060 and 923/1060) and k* = 22.
 Printed: mean error (bias), mean absolute error and RMSE over subsamples for
@@ -56,6 +59,13 @@ def predict(method: str, n, cb, cr) -> tuple[float, float, float]:
         fb = ex.fit_power_law(km, pass_at_k(n, cb, km).mean(axis=0))
         fr = ex.fit_power_law(km, pass_at_k(n, cr, km).mean(axis=0))
         pb, pr = ex.power_law_pass_at_k(fb, KS), ex.power_law_pass_at_k(fr, KS)
+    elif method == "passk_kernel":  # passk-inference's joint grid NPMLE of (base, RL) rates
+        from passk_inference.kernel import fit_kernel
+
+        fit = fit_kernel(cb, n, cr, n)
+        wb, wr = fit["W"].sum(axis=1), fit["W"].sum(axis=0)
+        pb = 1 - ((1 - fit["pg"][None, :]) ** KS[:, None]) @ wb
+        pr = 1 - ((1 - fit["qg"][None, :]) ** KS[:, None]) @ wr
     else:  # plug-in
         pb = pass_at_k_plugin(cb / n, KS).mean(axis=0)
         pr = pass_at_k_plugin(cr / n, KS).mean(axis=0)
