@@ -42,7 +42,6 @@ A. Mirhoseini, S. Koyejo, "How Do Large Language Monkeys Get Their Power
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import betaln, digamma, expit, gammaln, softmax
 
 from rlvr_boundary.core.passk import check_counts
@@ -181,6 +180,9 @@ def fit_beta_mixture(n, c, *, components: int = 2, zero_atom: bool = True,
     B(c_i + a_j, n_i - c_i + b_j) / B(a_j, b_j)]`, maximised by L-BFGS over
     ``log a``, ``log b`` (bounded to ``[1e-3, 1e3]``) and softmax weights.
     """
+    # Imported here: scipy.optimize takes longer to import than every compare needs.
+    from scipy.optimize import minimize
+
     n, c = check_counts(n, c)
     J = int(components)
     if J < 1:
