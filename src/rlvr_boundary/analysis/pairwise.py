@@ -98,7 +98,10 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         ``(P,)`` cluster labels (see :mod:`rlvr_boundary.analysis.structure`), or None.
     runs
         ``{"base": [labels], "rl": [labels]}``: further runs of each model in
-        ``aligned``; curves are then averaged over runs.
+        ``aligned``; pass@k curves, D(k), the band and the bootstrap use the
+        run averages, while the count summaries (``solved_at_n``, the crossing
+        bound, the within-prompt standard errors, ``metrics``) describe the
+        first run of each model.
     """
     ib, ir = aligned.models.index(base), aligned.models.index(rl)
     nb, cb = aligned.n[ib], aligned.c[ib]  # (P,)
