@@ -190,7 +190,7 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     if opts.verifier_error is not None and result["band"] is not None:
         result["verifier_error"] = verifier_error_block(
             nb, cb, nr, cr, ks, result, opts.verifier_error, n_boot=min(opts.bootstrap, 100),
-            alpha=opts.alpha, seed=opts.seed)
+            alpha=opts.alpha, seed=opts.seed, groups=groups)
     if opts.extrapolate is not None:
         result["extrapolation"] = extrapolation_result(
             nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,

@@ -119,7 +119,7 @@ def structured_band(curves_base, curves_rl, *, groups=None, n_multipliers: int =
 
 
 def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int = 100,
-                         alpha: float = 0.05, seed: int = 0) -> dict:
+                         alpha: float = 0.05, seed: int = 0, groups=None) -> dict:
     """The band under verifier error rates, and whether the plain verdicts survive it.
 
     Parameters
@@ -135,7 +135,7 @@ def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int 
     """
     fp, fn = rates
     out = verifier_error_band(nb, cb, nr, cr, ks, fp=fp, fn=fn, n_boot=n_boot, alpha=alpha,
-                              seed=seed)
+                              seed=seed, groups=groups)
     gain, loss = set(out["gain"]), set(out["loss"])
     kept_gain = [k for k in plain["gain_budgets"] if k in gain]
     kept_loss = [k for k in plain["loss_budgets"] if k in loss]

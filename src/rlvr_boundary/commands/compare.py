@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
                           groups=cluster_groups(args.cluster_by, aligned, [base, rl]))
     res["inputs"] = {"base": str(args.base), "rl": str(args.rl), "dropped": aligned.dropped}
     print_summary(res, console)
+    from rlvr_boundary.commands._structure import print_extras
+
+    print_extras(res, console)
     if args.json:
         write_result(args.json, "compare", opts, res)
         console.print(f"wrote {args.json}")

@@ -64,7 +64,8 @@ def corrected_pass_at_k(n, c, ks, fp: float, fn: float) -> np.ndarray:
 
 
 def verifier_error_band(nb, cb, nr, cr, ks, *, fp: float | tuple = 0.0, fn: float | tuple = 0.0,
-                        n_boot: int = 200, alpha: float = 0.05, seed: int = 0) -> dict:
+                        n_boot: int = 200, alpha: float = 0.05, seed: int = 0,
+                        groups=None) -> dict:
     """Simultaneous band for the true ``D(k)`` under given verifier error rates.
 
     Parameters
@@ -77,6 +78,8 @@ def verifier_error_band(nb, cb, nr, cr, ks, *, fp: float | tuple = 0.0, fn: floa
         Error rates, one value for both models or a ``(base, rl)`` pair.
     n_boot
         Paired prompt-bootstrap refits.
+    groups
+        ``(P,)`` cluster labels: whole clusters are resampled. None: prompts.
 
     Returns
     -------
@@ -102,8 +105,15 @@ def verifier_error_band(nb, cb, nr, cr, ks, *, fp: float | tuple = 0.0, fn: floa
     rng = np.random.default_rng(seed)
     P = nb.size
     boot = np.empty((n_boot, ks.size))  # (B, K)
+    members = None
+    if groups is not None:
+        _, inv = np.unique(np.asarray(groups), return_inverse=True)
+        members = [np.flatnonzero(inv == g) for g in range(inv.max() + 1)]
     for j in range(n_boot):
-        idx = rng.integers(0, P, P)
+        if members is None:
+            idx = rng.integers(0, P, P)
+        else:
+            idx = np.concatenate([members[g] for g in rng.integers(0, len(members), len(members))])
         bb = corrected_fit(nb[idx], cb[idx], fpb, fnb, init=fb["weights"])
         rr = corrected_fit(nr[idx], cr[idx], fpr, fnr, init=fr["weights"])
         boot[j] = mixture_pass_at_k(rr, ks) - mixture_pass_at_k(bb, ks)
