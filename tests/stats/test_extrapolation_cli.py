@@ -63,3 +63,25 @@ def test_compare_verifier_error_block(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([*args, "--verifier-error", "0.6,0.5"])
     assert "FP + FN < 1" in capsys.readouterr().err
+
+
+def test_console_lines_for_clusters_verifier_error_and_extrapolation(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    P, n = 120, 8
+    for name, a in (("b", 0.6), ("r", 1.4)):
+        c = rng.binomial(n, rng.beta(a, 1.0, P))
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"id": f"s{i % 12}-{i}", "n": n, "c": int(ci),
+                                "source": f"s{i % 12}"}) + "\n" for i, ci in enumerate(c)))
+    out = tmp_path / "o.json"
+    capsys.readouterr()
+    assert main(["compare", "--base", str(tmp_path / "b.jsonl"), "--rl", str(tmp_path / "r.jsonl"),
+                 "--bootstrap", "12", "--cluster-by", "source", "--verifier-error", "0.01,0.02",
+                 "--extrapolate", "64", "--extrapolate-method", "npmle",
+                 "--json", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Band drawn over clusters of prompts (12 units" in text
+    assert "Under verifier error (false positives 0.01, false negatives 0.02)" in text
+    assert "Model-based prediction (npmle) at k = 64" in text
+    r = json.loads(out.read_text())
+    assert r["band"]["n_clusters"] == 12 and r["extrapolation"]["ks"][-1] == 64
