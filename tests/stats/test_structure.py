@@ -112,6 +112,8 @@ def test_cluster_labels_rules():
     assert list(cluster_labels("source", ids, [col, col])) == ["a", "a", "b", "b"]
     with pytest.raises(InputError, match="no input carries the field 'topic'"):
         cluster_labels("topic", ids, [col])
+    with pytest.raises(InputError, match="at least 2 clusters"):
+        cluster_labels("id-prefix:-", np.array(["x-1", "x-2"], dtype=object), [])
     other = {"source": np.array(["a", "b", "b", "b"], dtype=object)}
     with pytest.raises(InputError, match="disagree on prompt 'x-aime-2'"):
         cluster_labels("source", ids, [col, other])

@@ -58,7 +58,7 @@ def cluster_labels(rule: str, prompt_ids, columns: list[dict]) -> np.ndarray:
         sep = rule[len(PREFIX_RULE):]
         if not sep:
             raise InputError("--cluster-by id-prefix:SEP needs a separator, e.g. id-prefix:-")
-        return np.array([str(i).rsplit(sep, 1)[0] for i in ids], dtype=object)
+        return _at_least_two(rule, np.array([str(i).rsplit(sep, 1)[0] for i in ids], dtype=object))
     found = [col[rule] for col in columns if rule in col]
     if not found:
         have = sorted({k for col in columns for k in col})
@@ -71,6 +71,13 @@ def cluster_labels(rule: str, prompt_ids, columns: list[dict]) -> np.ndarray:
         if bad.size:
             raise InputError(f"--cluster-by {rule}: the inputs disagree on prompt "
                              f"'{ids[bad[0]]}' ({labels[bad[0]]!r} vs {other[bad[0]]!r})")
+    return _at_least_two(rule, labels)
+
+
+def _at_least_two(rule: str, labels: np.ndarray) -> np.ndarray:
+    if np.unique(labels.astype(str)).size < 2:
+        raise InputError(f"--cluster-by {rule}: every prompt falls in one cluster "
+                         f"({labels[0]!r}); a clustered band needs at least 2 clusters")
     return labels
 
 
