@@ -17,7 +17,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "the band covers run-to-run variance")
     group.add_argument("--base-run", dest="base_run", action="append", metavar="FILE", default=[],
                        help="another run of the base model; repeat for more")
-    group.add_argument("--extrapolate", type=int, metavar="K",
+    group.add_argument("--extrapolate", type=_positive, metavar="K",
                        help="also predict pass@k and D(k) up to budget K beyond the samples "
                             "drawn (a model-based prediction from fitted success-rate "
                             "distributions, with a bootstrap band)")
@@ -96,3 +96,13 @@ def print_extras(res: dict, console) -> None:
                       f"{ex['ks'][j]}: D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} "
                       f"to {ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
                       f"D = {ex['power_law']['diff'][j]:+.4f}.")
+
+
+def _positive(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a budget such as 1024, got {text!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError("the budget must be >= 1")
+    return k
