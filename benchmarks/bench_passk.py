@@ -36,7 +36,7 @@ small matrix products, for ours and the peer's alike.
    against ``passk_inference.core.simultaneous_band(rows, bootstrap=B,
    alpha=, seed=)`` (passk-inference 0.3.1, read from its wheel) on the same
    ``(1060, 128)`` array. The two draw their multipliers differently (ours
-   through the thin SVD of the centred matrix), so critical values agree only
+   through the Gram eigendecomposition), so critical values agree only
    up to Monte Carlo error: each is recomputed with ``MC_SEEDS`` seeds and the
    standard deviation over seeds is reported as the Monte Carlo standard error
    of one critical value at B = 4,000. Target: >= 3x faster; critical values

@@ -34,11 +34,12 @@ def _run(capsys, argv) -> tuple[int, str, str]:
 def test_example_headline_and_no_python_in_the_output(capsys):
     code, out, err = _run(capsys, ["compare", "--example"])
     assert code == 0 and err == ""
-    assert "RL helps up to k = 10 and hurts from k = 61." in out
+    # Seed 0 at B = 4,000 starts the loss at k = 60 (Monte Carlo error; k = 61 at large B).
+    assert "RL helps up to k = 10 and hurts from k = 60." in out
     # The sentence behind it defines its terms; no nested parentheses anywhere.
     assert "k* = 22, the first budget where RL is behind" in out
     assert "the price, the largest loss over the grid, is 1.98 points at k = 128" in out
-    assert "the first budget where RL is truly worse lies between k = 11 and k = 61" in out
+    assert "the first budget where RL is truly worse lies between k = 11 and k = 60" in out
     assert not PY_LEAKS.search(out), PY_LEAKS.search(out)
     assert not re.search(r"\([^()]*\(", out)
     # The README shows this output: it must stay true.
@@ -177,8 +178,9 @@ def test_degenerate_budgets_are_ties_not_a_unit_band(tmp_path, capsys):
     advisor = page[page.index('<section id="advisor">'):page.index('<section id="coverage">')]
     assert '<span class="note">tie</span>' in advisor
     assert "pass@k (points)" in advisor and "lead (points)" in advisor
-    assert "band (points)" in advisor and "0." not in re.sub(r"<[^>]+>", " ", advisor).replace(
-        "0.00", "")  # every number of the advisor is in points
+    # Every number of the advisor is in points: no fraction such as 0.0123 is left.
+    assert "band (points)" in advisor
+    assert not re.search(r"(?<![\d.])0\.(?!00\b)\d", re.sub(r"<[^>]+>", " ", advisor))
 
 
 def test_no_blank_k_cells_when_nothing_is_lost(tmp_path, capsys):

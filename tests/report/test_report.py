@@ -35,7 +35,9 @@ def test_example_report(tmp_path, capsys):
     out = tmp_path / "r.html"
     assert main(["report", "--example", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "RL helps up to k = 10 and hurts from k = 61." in text
+    # The loss start moves with the Monte Carlo draw at B = 4,000 (60-63 over seeds, 61 at
+    # large B); see tests/cli/test_compare_cli.py.
+    assert re.search(r"RL helps up to k = 10 and hurts from k = 6[0-3]\.", text)
     assert "is 1.98 points at k = 128" in text
     page = out.read_text()
     for sid, _ in SECTIONS:
@@ -298,7 +300,7 @@ def test_docs_python_pipeline_runs(tmp_path, monkeypatch):
 def test_base_curves_are_computed_once_per_audit(monkeypatch):
     """Three checkpoints against one base: each model's per-prompt curves are computed once."""
     import rlvr_boundary.analysis.audit as audit_mod
-    import rlvr_boundary.analysis.pairwise as pairwise_mod
+    import rlvr_boundary.analysis.structure as structure_mod
     from rlvr_boundary.io.counts import Counts
 
     calls = []
@@ -309,7 +311,7 @@ def test_base_curves_are_computed_once_per_audit(monkeypatch):
         return real(n, c, ks)
 
     monkeypatch.setattr(audit_mod, "pass_at_k", counting)
-    monkeypatch.setattr(pairwise_mod, "pass_at_k", counting)
+    monkeypatch.setattr(structure_mod, "pass_at_k", counting)
     rng = np.random.default_rng(3)
     ids = [f"p{i}" for i in range(15)]
     counts = [Counts(m, ids, [8] * 15, rng.integers(0, 9, 15)) for m in

@@ -45,6 +45,18 @@ class CompareOptions:
     """lighteval metric (default: a sampling metric such as avg@n, else a 0/1 match)."""
     verl_step: int | None = None
     """verl validation step to read from a directory of dumps (default: every step)."""
+    cluster_by: str | None = None
+    """Draw band multipliers (and bootstrap resamples) per cluster: an input field, or id-prefix:SEP."""
+    rl_runs: tuple[str, ...] = ()
+    """Further runs of the trained model (files); the band then covers run-to-run variance."""
+    base_runs: tuple[str, ...] = ()
+    """Further runs of the base model (files)."""
+    extrapolate: int | None = None
+    """Predict pass@k and D(k) up to this budget from a fitted rate distribution (model-based)."""
+    extrapolate_method: str = "beta_mixture"
+    """Rate distribution for the prediction: beta_mixture or npmle."""
+    verifier_error: tuple[float, float] | None = None
+    """Verifier false-positive and false-negative rates; the band is then also drawn under them."""
     grid: list | str | None = field(init=False, default=None)
     """Derived: the parsed ``ks`` (a sorted list, "pow2", or None for 1..n)."""
 
@@ -58,6 +70,17 @@ class CompareOptions:
             raise InputError(f"--K-se must be >= 1, got {self.K_se!r}")
         if self.verl_step is not None and self.verl_step < 0:
             raise InputError(f"--verl-step must be >= 0, got {self.verl_step!r}")
+        if self.extrapolate is not None and self.extrapolate < 1:
+            raise InputError(f"--extrapolate must be >= 1, got {self.extrapolate!r}")
+        if self.extrapolate_method not in ("beta_mixture", "npmle"):
+            raise InputError("--extrapolate-method must be beta_mixture or npmle, got "
+                             f"{self.extrapolate_method!r}")
+        if self.verifier_error is not None:
+            fp, fn = self.verifier_error
+            if not (0 <= fp < 1 and 0 <= fn < 1 and fp + fn < 1):
+                raise InputError("--verifier-error rates must lie in [0, 1) with FP + FN < 1")
+            self.verifier_error = (float(fp), float(fn))
+        self.rl_runs, self.base_runs = tuple(self.rl_runs), tuple(self.base_runs)
         self.labels = dict(self.labels or {})
         self.grid = parse_grid(self.ks)
 

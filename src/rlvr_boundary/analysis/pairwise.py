@@ -11,9 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
+from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
 from rlvr_boundary.analysis.options import CompareOptions, parse_grid
+from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
 from rlvr_boundary.core import compare as cc
-from rlvr_boundary.core.passk import pass_at_k, passk_within_prompt_variance
+from rlvr_boundary.core.passk import passk_within_prompt_variance
 from rlvr_boundary.errors import InputError
 
 
@@ -36,7 +38,7 @@ def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:
 
 
 def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, *,
-                    curves: dict | None = None) -> dict:
+                    curves: dict | None = None, groups=None, runs: dict | None = None) -> dict:
     """Every number of the pairwise comparison, as a JSON-ready dict.
 
     Parameters
@@ -50,6 +52,14 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     curves
         Optional ``{label: (P, K) per-prompt pass@k}`` already computed on this
         grid (the audit computes the base's once for every checkpoint).
+    groups
+        ``(P,)`` cluster labels (see :mod:`rlvr_boundary.analysis.structure`), or None.
+    runs
+        ``{"base": [labels], "rl": [labels]}``: further runs of each model in
+        ``aligned``; pass@k curves, D(k), the band and the bootstrap use the
+        run averages, while the count summaries (``solved_at_n``, the crossing
+        bound, the within-prompt standard errors, ``metrics``) describe the
+        first run of each model.
 
     Returns
     -------
@@ -66,8 +76,17 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     # Reuse given curves only when they are on this grid (a pair's smallest n may
     # exceed the audit's, and with it the default grid).
     curves = {m: v for m, v in (curves or {}).items() if v.shape[1] == ks.size}
-    pb = curves[base] if base in curves else pass_at_k(nb, cb, ks)  # (P, K)
-    pr = curves[rl] if rl in curves else pass_at_k(nr, cr, ks)  # (P, K)
+    runs = runs or {}
+    rows_b = [ib, *(aligned.models.index(m) for m in runs.get("base", ()))]
+    rows_r = [ir, *(aligned.models.index(m) for m in runs.get("rl", ()))]
+
+    def per_run(label, rows):  # (R, P, K)
+        if len(rows) == 1 and label in curves:
+            return curves[label][None]
+        return run_curves(aligned.n[rows], aligned.c[rows], ks)
+
+    curves_b, curves_r = per_run(base, rows_b), per_run(rl, rows_r)
+    pb, pr = curves_b.mean(axis=0), curves_r.mean(axis=0)  # (P, K), averaged over runs
     diff = cc.paired_difference(pr, pb)  # (K,)
     crossings = cc.grid_crossings(ks, diff)
     bound = cc.crossing_bound(cb / nb, cr / nr)
@@ -86,6 +105,10 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         "n_crossings": len(crossings),
         "crossing_bound": bound["bound"],
         "crossing_bound_V": bound["V"],
+        "crossing_bound_note": (
+            "bound on crossings of the plug-in curves 1-(1-c/n)^k (generalized Descartes rule); "
+            "n_crossings counts sign changes of the unbiased finite-n curve, which is not an "
+            "exponential sum, on the grid ks"),
         "gain_at_1": bool(diff[0] > 0) if ks[0] == 1 else None,
         "k_star": k_star,
         "k_star_continuous": crossings[0]["k_continuous"] if crossings and
@@ -107,24 +130,28 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     degenerate = np.ptp(contrib, axis=0) <= 1e-12  # (K,)
     result["degenerate"] = degenerate
     if nb.size >= 2:
-        band = cc.simultaneous_band(contrib, n_multipliers=opts.bootstrap, alpha=opts.alpha,
-                                    seed=opts.seed)
+        band = structured_band(curves_b, curves_r, groups=groups, n_multipliers=opts.bootstrap,
+                               alpha=opts.alpha, seed=opts.seed)
         lower, upper = np.array(band["lower"], float), np.array(band["upper"], float)
         lower[degenerate] = upper[degenerate] = diff[degenerate]
         cls = cc.classify_budgets(ks, lower, upper)
         result["band"] = {"lower": lower, "upper": upper, "se": band["se"],
                           "critical_value": band["critical_value"],
+                          "critical_values": band["critical_values"],
                           "method": "Gaussian-multiplier sup-t simultaneous band over ks, "
-                                    "prompts as the sampling unit",
+                                    f"multipliers drawn over {band['unit']}",
+                          "unit": band["unit"], "n_clusters": band["n_clusters"],
+                          "n_runs": band["n_runs"],
                           "level": 1 - opts.alpha}
         result.update({"gain_budgets": cls["gain"], "loss_budgets": cls["loss"],
                        "inconclusive_budgets": cls["inconclusive"],
                        "first_loss_set": cls["first_loss_set"],
-                       "first_loss_scope": cls["first_loss_scope"]})
+                       "first_loss_scope": cls["first_loss_scope"],
+                       "certified_crossing": cls["certified_crossing"]})
         if ks[0] == 1:
             result["bootstrap_ci"] = cc.paired_bootstrap(
                 pb, pr, ks, K_se=result["delta_se_K"], n_boot=opts.bootstrap, alpha=opts.alpha,
-                seed=opts.seed)
+                seed=opts.seed, groups=groups)
     else:
         result.update({"band": None, "gain_budgets": [], "loss_budgets": [],
                        "inconclusive_budgets": ks.tolist(), "first_loss_set": None})
@@ -146,6 +173,15 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
                 se[j] = float(np.sqrt(max(v, 0.0)) / n_.size)
         within[label] = se
     result["within_prompt_se"] = within
+    result["metrics"] = metrics_block({base: (nb, cb), rl: (nr, cr)}, opts.alpha)
+    if opts.verifier_error is not None and result["band"] is not None:
+        result["verifier_error"] = verifier_error_block(
+            nb, cb, nr, cr, ks, result, opts.verifier_error, n_boot=min(opts.bootstrap, 100),
+            alpha=opts.alpha, seed=opts.seed, groups=groups)
+    if opts.extrapolate is not None:
+        result["extrapolation"] = extrapolation_result(
+            nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,
+            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed)
     return result
 
 

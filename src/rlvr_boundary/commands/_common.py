@@ -54,4 +54,9 @@ def compare_options(args: argparse.Namespace, labels: dict) -> CompareOptions:
         ks=args.ks, bootstrap=args.bootstrap, alpha=args.alpha, seed=args.seed,
         K_se=getattr(args, "K_se", None), intersect=args.intersect, format=args.format,
         labels=labels, lm_eval_filter=args.lm_eval_filter, lm_eval_metric=args.lm_eval_metric,
-        lighteval_metric=args.lighteval_metric, verl_step=args.verl_step)
+        lighteval_metric=args.lighteval_metric, verl_step=args.verl_step,
+        cluster_by=getattr(args, "cluster_by", None), rl_runs=tuple(getattr(args, "rl_runs", ())),
+        base_runs=tuple(getattr(args, "base_runs", ())),
+        extrapolate=getattr(args, "extrapolate", None),
+        extrapolate_method=getattr(args, "extrapolate_method", "beta_mixture"),
+        verifier_error=getattr(args, "verifier_error", None))

@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--K-se", type=int, dest="K_se", metavar="K",
                     help="base budget of the sampling-efficiency gap pass@K(base) - pass@1(RL) "
                          "(default 256, or the largest k)")
+    from rlvr_boundary.commands._structure import add_arguments
+
+    add_arguments(st)
     out = p.add_argument_group("output")
     out.add_argument("--json", metavar="FILE", help="write the full result as JSON")
     out.add_argument("--out", metavar="DIR",
@@ -83,11 +86,15 @@ def run(args: argparse.Namespace) -> int:
     base, rl = counts
     if base.model == rl.model:
         base.model, rl.model = f"base:{base.model}", f"rl:{rl.model}"
-    aligned = align([base, rl], intersect=opts.intersect)
+    from rlvr_boundary.commands._structure import cluster_groups, load_runs
+
+    extra_runs, runs = load_runs(args, base, rl)
+    aligned = align([base, rl, *extra_runs], intersect=opts.intersect)
     note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
     if note:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False)
-    res = compare_aligned(aligned, base.model, rl.model, opts)
+    res = compare_aligned(aligned, base.model, rl.model, opts, runs=runs,
+                          groups=cluster_groups(opts.cluster_by, aligned, [base, rl]))
     res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
     targets = []
     if args.out:
@@ -108,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
         render_compare_figures(doc, Path(args.out))
     print_summary(doc, console)
+    from rlvr_boundary.commands._structure import print_extras
+
+    print_extras(doc, console)
     for t in targets:
         console.print(f"wrote {t}")
     if args.out:

@@ -1,0 +1,108 @@
+"""Flags and loading for clustered prompts and several runs, shared by verbs that draw a band."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """Add ``--cluster-by``, ``--rl-run``, ``--base-run`` and ``--extrapolate`` to a group."""
+    group.add_argument("--cluster-by", dest="cluster_by", metavar="FIELD",
+                       help="prompts that share FIELD (e.g. source) form a cluster; the band and "
+                            "bootstrap then resample clusters. 'id-prefix:SEP' clusters by the id "
+                            "up to its last SEP")
+    group.add_argument("--rl-run", dest="rl_runs", action="append", metavar="FILE", default=[],
+                       help="another run of the trained model on the same prompts (training seed "
+                            "or sampling run); repeat for more. Curves are averaged over runs and "
+                            "the band covers run-to-run variance")
+    group.add_argument("--base-run", dest="base_runs", action="append", metavar="FILE", default=[],
+                       help="another run of the base model; repeat for more")
+    group.add_argument("--extrapolate", type=_positive, metavar="K",
+                       help="also predict pass@k and D(k) up to budget K beyond the samples "
+                            "drawn (a model-based prediction from fitted success-rate "
+                            "distributions, with a bootstrap band)")
+    group.add_argument("--verifier-error", dest="verifier_error", metavar="FP,FN",
+                       type=_rates,
+                       help="the verifier's false-positive and false-negative rates, e.g. "
+                            "0.02,0.05: the band is also drawn for the true success rates and the "
+                            "result says whether the verdicts survive")
+    group.add_argument("--extrapolate-method", dest="extrapolate_method", default="beta_mixture",
+                       choices=["beta_mixture", "npmle"],
+                       help="rate distribution for --extrapolate (beta_mixture)")
+
+
+def load_runs(args: argparse.Namespace, base, rl) -> tuple[list, dict]:
+    """Counts of the extra runs (labelled ``MODEL#run2``, ...) and the ``runs`` mapping."""
+    from rlvr_boundary.io.formats import load_model_counts
+
+    extra, runs = [], {"base": [], "rl": []}
+    for key, main, files, model in (("base", base, args.base_runs, args.base_model),
+                                    ("rl", rl, args.rl_runs, args.rl_model)):
+        for j, path in enumerate(files, start=2):
+            label = f"{main.model}#run{j}"
+            extra.append(load_model_counts(path, model=model, fmt=args.format, label=label))
+            runs[key].append(label)
+    return extra, runs
+
+
+def cluster_groups(rule: str | None, aligned, counts: list):
+    """``(P,)`` cluster labels for ``aligned`` from the rule, or None without one."""
+    if rule is None:
+        return None
+    import numpy as np
+
+    from rlvr_boundary.analysis.structure import cluster_labels
+
+    columns = []
+    for ct in counts:
+        pos = {str(p): i for i, p in enumerate(ct.prompt_ids)}
+        idx = np.array([pos[str(p)] for p in aligned.prompt_ids])
+        columns.append({k: v[idx] for k, v in ct.extra.items()})
+    return cluster_labels(rule, aligned.prompt_ids, columns)
+
+
+def _rates(text: str) -> tuple[float, float]:
+    try:
+        fp, fn = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected FP,FN such as 0.02,0.05, got {text!r}") from None
+    if not (0 <= fp < 1 and 0 <= fn < 1 and fp + fn < 1):
+        raise argparse.ArgumentTypeError("rates must lie in [0, 1) with FP + FN < 1")
+    return fp, fn
+
+
+def print_extras(res: dict, console) -> None:
+    """Console lines for clusters, runs, verifier error and extrapolation, when asked for."""
+    from rlvr_boundary.report.words import ranges as format_ranges
+
+    band = res.get("band") or {}
+    if band.get("n_clusters") or any(v > 1 for v in (band.get("n_runs") or {}).values()):
+        crit = band["critical_values"]
+        console.print(f"Band drawn over {band['unit']} ({band['n_clusters'] or res['n_prompts']} "
+                      f"units; runs: base {band['n_runs']['base']}, trained "
+                      f"{band['n_runs']['rl']}); critical values {min(crit):.2f} to "
+                      f"{max(crit):.2f} after the small-sample t correction.")
+    ve = res.get("verifier_error")
+    if ve:
+        console.print(f"Under verifier error (false positives {ve['fp']:g}, false negatives "
+                      f"{ve['fn']:g}): supported gain at k = {format_ranges(ve['gain_budgets'])}, "
+                      f"supported loss at k = {format_ranges(ve['loss_budgets'])}; the verdicts "
+                      + ("survive." if ve["verdicts_survive"] else "do not all survive."))
+    ex = res.get("extrapolation")
+    if ex:
+        j = len(ex["ks"]) - 1
+        k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
+        console.print(f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = "
+                      f"{ex['ks'][j]}: D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} "
+                      f"to {ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
+                      f"D = {ex['power_law']['diff'][j]:+.4f}.")
+
+
+def _positive(text: str) -> int:
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a budget such as 1024, got {text!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError("the budget must be >= 1")
+    return k

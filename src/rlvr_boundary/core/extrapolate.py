@@ -1,0 +1,392 @@
+"""pass@k beyond the samples drawn: fitted distributions of per-prompt success rates.
+
+With ``n`` samples per prompt, pass@k has an unbiased estimate only for
+``k <= n`` (:mod:`rlvr_boundary.core.passk` refuses larger ``k``). Beyond ``n``
+any number is a *model-based prediction*: it depends on how much probability
+the fitted distribution of success rates puts near 0, which ``n`` samples can
+only partly see. Every result of this module says so (``model_based: True``).
+
+Three views, all fitted to counts ``(n_i, c_i)``:
+
+- a beta-binomial mixture: the rate ``p`` follows a mixture of ``J`` beta
+  laws plus an atom at ``p = 0`` (prompts the model never solves), fitted by
+  maximum likelihood; pass@k has the closed form
+  ``1 - w_0 - sum_j w_j B(a_j, b_j + k) / B(a_j, b_j)``;
+- the nonparametric maximum-likelihood estimate (NPMLE) of the rate
+  distribution on a fixed grid (Kiefer and Wolfowitz 1956; computed by EM as
+  in Jiang and Zhang 2009), pass@k ``= 1 - sum_j w_j (1 - p_j)^k``;
+- the power law of Schaeffer et al. 2025: ``-log pass@k = A k^(-b)``, fitted by
+  least squares on ``log(-log pass@k)`` against ``log k`` over the observed
+  budgets (they derive it from a beta-like left tail of the rate distribution,
+  which the mixture models directly).
+
+For a mixture, ``1 - E[(1 - p)^k]`` is increasing and concave in ``k``
+(``(1 - p)^k`` is decreasing and convex in ``k`` for each ``p``), so the
+predictions are too; the power law is increasing for ``b > 0``.
+
+Uncertainty: prompts are resampled with replacement (paired across models)
+and the fit is repeated; the band is pointwise percentile. It covers prompt
+sampling under the chosen model, not the choice of model: compare the views.
+
+References
+----------
+J. Kiefer and J. Wolfowitz, "Consistency of the maximum likelihood estimator in
+the presence of infinitely many incidental parameters", Ann. Math. Statist.
+27(4), 1956. W. Jiang and C.-H. Zhang, "General maximum likelihood empirical
+Bayes estimation of normal means", Ann. Statist. 37(4), 2009. R. Schaeffer,
+J. Kazdan, J. Hughes, J. Juravsky, S. Price, A. Lynch, E. Jones, R. Kirk,
+A. Mirhoseini, S. Koyejo, "How Do Large Language Monkeys Get Their Power
+(Laws)?", arXiv 2502.17578.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import betaln, digamma, expit, gammaln, softmax
+
+from rlvr_boundary.core.passk import check_counts
+
+__all__ = [
+    "default_grid",
+    "fit_npmle",
+    "fit_beta_mixture",
+    "mixture_pass_at_k",
+    "fit_power_law",
+    "power_law_pass_at_k",
+    "extrapolate_pair",
+]
+
+
+def default_grid(size: int = 200) -> np.ndarray:
+    """``(L,)`` rates: 0, 1 and a logistic grid dense near both ends."""
+    return np.concatenate([[0.0], expit(np.linspace(-12.0, 12.0, size - 2)), [1.0]])
+
+
+def _distinct(n, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct ``(n, c)`` pairs and their multiplicities: the likelihood only needs these."""
+    pairs, mult = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    return pairs[:, 0], pairs[:, 1], mult.astype(float)
+
+
+def _log_binom(n, c, grid) -> np.ndarray:
+    """``(P, L)`` log binomial pmf, exact at ``p = 0`` and ``p = 1``."""
+    n, c = n[:, None].astype(float), c[:, None].astype(float)
+    p = grid[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(c > 0, c * np.log(p), 0.0) + np.where(n - c > 0, (n - c) * np.log1p(-p), 0.0)
+    return gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1) + lp
+
+
+def fit_npmle(n, c, *, grid=None, max_iter: int = 2000, tol: float = 1e-9,
+              init=None) -> dict:
+    """NPMLE of the distribution of per-prompt success rates on a grid, by EM.
+
+    Parameters
+    ----------
+    n, c
+        ``(P,)`` samples and successes per prompt.
+    grid
+        ``(L,)`` rates in [0, 1]; default :func:`default_grid`.
+    max_iter, tol
+        EM stops when the log-likelihood gains less than ``tol * (1 + |ll|)``.
+    init
+        ``(L,)`` starting weights (e.g. a previous fit, for the bootstrap).
+
+    Returns
+    -------
+    dict
+        ``kind`` "npmle", ``grid``, ``weights`` ``(L,)``, ``loglik``, ``iters``,
+        ``converged``.
+
+    Notes
+    -----
+    Maximises :math:`\\sum_i \\log \\sum_j w_j \\binom{n_i}{c_i} p_j^{c_i}
+    (1-p_j)^{n_i-c_i}` over the simplex; the EM step is
+    :math:`w_j \\leftarrow w_j \\frac1P \\sum_i L_{ij} / \\sum_l L_{il} w_l`.
+    """
+    n, c = check_counts(n, c)
+    grid = default_grid() if grid is None else np.asarray(grid, float)
+    if grid.ndim != 1 or np.any((grid < 0) | (grid > 1)):
+        raise ValueError("grid must be 1-D rates in [0, 1]")
+    P = n.size
+    n, c, mult = _distinct(n, c)  # (U,) each
+    ll = _log_binom(n, c, grid)  # (U, L)
+    m = ll.max(axis=1, keepdims=True)  # (U, 1)
+    lik = np.exp(ll - m)  # (U, L)
+    offset = float((mult * m[:, 0]).sum())
+    w = np.full(grid.size, 1.0 / grid.size) if init is None else np.asarray(init, float).copy()
+    w = np.maximum(w, 1e-300)
+    w /= w.sum()
+
+    def em(w):
+        return w * (lik.T @ (mult / (lik @ w))) / P
+
+    def loglik(w):
+        return float(mult @ np.log(lik @ w)) + offset
+
+    prev, converged, it = loglik(w), False, 0
+    for it in range(1, max_iter + 1):
+        # SQUAREM (Varadhan and Roland, Scand. J. Statist. 35(2), 2008): two EM steps
+        # and an extrapolation along them, kept only if the likelihood does not drop.
+        w1 = em(w)
+        w2 = em(w1)
+        r, v = w1 - w, w2 - 2 * w1 + w
+        step = -np.sqrt((r @ r) / max(v @ v, 1e-300))
+        wx = np.maximum(w - 2 * step * r + step**2 * v, 0.0)
+        wx = em(wx / wx.sum()) if wx.sum() > 0 else w2
+        w = wx if loglik(wx) >= loglik(w2) else w2
+        cur = loglik(w)
+        if abs(cur - prev) < tol * (1 + abs(cur)):
+            converged = True
+            break
+        prev = cur
+    return {"kind": "npmle", "grid": grid, "weights": w, "loglik": loglik(w), "iters": it,
+            "converged": converged}
+
+
+def _bb_loglik(n, c, a, b) -> np.ndarray:
+    """``(P, J)`` beta-binomial log pmf."""
+    n, c = n[:, None].astype(float), c[:, None].astype(float)
+    return (gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1)
+            + betaln(c + a[None, :], n - c + b[None, :]) - betaln(a, b)[None, :])
+
+
+def fit_beta_mixture(n, c, *, components: int = 2, zero_atom: bool = True,
+                     seed: int = 0, starts: int = 3, init: dict | None = None) -> dict:
+    """Maximum-likelihood mixture of beta-binomials (plus an atom at rate 0).
+
+    Parameters
+    ----------
+    n, c
+        ``(P,)`` samples and successes per prompt.
+    components
+        Number ``J`` of beta components.
+    zero_atom
+        Add a point mass at ``p = 0`` (prompts never solved).
+    seed, starts
+        Random restarts of the optimiser (the best log-likelihood is kept).
+    init
+        A previous fit to start from (one start only).
+
+    Returns
+    -------
+    dict
+        ``kind`` "beta_mixture", ``a``, ``b``, ``weights`` (``(J,)``), ``w0`` (the
+        atom), ``loglik``.
+
+    Notes
+    -----
+    Likelihood :math:`\\prod_i [w_0 1\\{c_i = 0\\} + \\sum_j w_j \\binom{n_i}{c_i}
+    B(c_i + a_j, n_i - c_i + b_j) / B(a_j, b_j)]`, maximised by L-BFGS over
+    ``log a``, ``log b`` (bounded to ``[1e-3, 1e3]``) and softmax weights.
+    """
+    # Imported here: scipy.optimize takes longer to import than every compare needs.
+    from scipy.optimize import minimize
+
+    n, c = check_counts(n, c)
+    J = int(components)
+    if J < 1:
+        raise ValueError("components must be >= 1")
+    n, c, mult = _distinct(n, c)  # (U,) each
+    zero = (c == 0).astype(float)  # (U,)
+
+    K1 = J + 1 if zero_atom else J  # components incl. the atom
+
+    def unpack(theta):
+        la, lb = theta[:J], theta[J:2 * J]
+        w = softmax(np.concatenate([theta[2 * J:], [0.0]]))  # (K1,), last logit fixed at 0
+        return np.exp(la), np.exp(lb), w
+
+    def nll_grad(theta):
+        a, b, w = unpack(theta)
+        comp = _bb_loglik(n, c, a, b) + np.log(np.maximum(w[:J], 1e-300))[None, :]  # (U, J)
+        if zero_atom:
+            z = np.where(zero > 0, np.log(max(w[J], 1e-300)), -np.inf)[:, None]
+            comp = np.concatenate([comp, z], axis=1)  # (U, K1)
+        top = comp.max(axis=1, keepdims=True)  # (U, 1), finite: beta terms are
+        e = np.exp(comp - top)  # (U, K1)
+        tot = e.sum(axis=1)  # (U,)
+        resp = e / tot[:, None] * mult[:, None]  # (U, K1) responsibilities x multiplicity
+        nf, cf = n[:, None].astype(float), c[:, None].astype(float)
+        ab = a + b
+        psi_nab = digamma(nf + ab[None, :])  # (U, J)
+        ga = a * (digamma(cf + a[None, :]) - psi_nab - digamma(a) + digamma(ab))  # d/d log a
+        gb = b * (digamma(nf - cf + b[None, :]) - psi_nab - digamma(b) + digamma(ab))
+        g_la = -(resp[:, :J] * ga).sum(axis=0)
+        g_lb = -(resp[:, :J] * gb).sum(axis=0)
+        g_logit = -(resp.sum(axis=0) - mult.sum() * w)[:K1 - 1]  # softmax, last fixed
+        val = -float(mult @ (top[:, 0] + np.log(tot)))
+        return val, np.concatenate([g_la, g_lb, g_logit])
+
+    n_logits = K1 - 1
+    bounds = [(np.log(1e-3), np.log(1e3))] * (2 * J) + [(-30.0, 30.0)] * n_logits
+    rng = np.random.default_rng(seed)
+    inits = []
+
+    def start(mu, conc, w):
+        w = np.maximum(np.asarray(w, float), 1e-6)
+        return np.concatenate([np.log(mu * conc), np.log((1 - mu) * conc),
+                               np.log(w[:-1] / w[-1])])
+
+    if init is not None:
+        w = np.concatenate([init["weights"], [init["w0"]]] if zero_atom else [init["weights"]])
+        inits.append(start(init["a"] / (init["a"] + init["b"]), init["a"] + init["b"], w))
+    else:
+        # Deterministic start: component means at rate quantiles, the atom at the share
+        # of never-solved prompts; then random restarts.
+        rate = c / n
+        mu = np.clip(np.quantile(np.repeat(rate, mult.astype(int)),
+                                 (np.arange(J) + 0.5) / J), 0.02, 0.98)
+        f0 = float(mult[c == 0].sum() / mult.sum())
+        w = np.concatenate([np.full(J, (1 - f0 / 2) / J), [f0 / 2]] if zero_atom
+                           else [np.full(J, 1.0 / J)])
+        inits.append(start(mu, np.full(J, 2.0), w))
+        for _ in range(starts - 1):
+            inits.append(start(np.sort(rng.uniform(0.05, 0.95, J)), rng.uniform(0.5, 5.0, J),
+                               rng.dirichlet(np.ones(K1))))
+    best = None
+    for x0 in inits:
+        res = minimize(nll_grad, x0, jac=True, method="L-BFGS-B", bounds=bounds)
+        if best is None or res.fun < best.fun:
+            best = res
+    a, b, w = unpack(best.x)
+    order = np.argsort(a / (a + b))
+    return {"kind": "beta_mixture", "a": a[order], "b": b[order], "weights": w[:J][order],
+            "w0": float(w[J]) if zero_atom else 0.0, "loglik": -float(best.fun),
+            "converged": bool(best.success)}
+
+
+def mixture_pass_at_k(fit: dict, ks) -> np.ndarray:
+    """``(K,)`` pass@k implied by a fitted rate distribution, for any ``k >= 1``.
+
+    Parameters
+    ----------
+    fit
+        Output of :func:`fit_npmle` or :func:`fit_beta_mixture`.
+    ks
+        Budgets (real ``k >= 0`` allowed).
+
+    Notes
+    -----
+    NPMLE: :math:`1 - \\sum_j w_j (1 - p_j)^k`. Beta mixture:
+    :math:`1 - w_0 - \\sum_j w_j B(a_j, b_j + k) / B(a_j, b_j)`, the beta moment
+    :math:`E[(1-p)^k]` in closed form.
+    """
+    ks = np.asarray(ks, float)
+    if np.any(ks < 0):
+        raise ValueError("budgets must be >= 0")
+    if fit["kind"] == "npmle":
+        q = 1.0 - fit["grid"]  # (L,)
+        with np.errstate(divide="ignore"):
+            logq = np.log(q)
+        terms = np.exp(np.multiply.outer(ks, logq))  # (K, L); q = 0 gives 0 for k > 0
+        terms[ks == 0] = 1.0
+        return 1.0 - terms @ fit["weights"]
+    a, b, w = fit["a"], fit["b"], fit["weights"]
+    moment = np.exp(betaln(a[None, :], b[None, :] + ks[:, None]) - betaln(a, b)[None, :])
+    return 1.0 - fit["w0"] * (ks > 0) - moment @ w
+
+
+def fit_power_law(ks, passk) -> dict:
+    """Least-squares power law ``-log pass@k = A k^(-b)`` on observed budgets.
+
+    Parameters
+    ----------
+    ks
+        ``(K,)`` observed budgets.
+    passk
+        ``(K,)`` pass@k (unbiased estimates) at those budgets, in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``A``, ``b`` and ``n_points``.
+
+    Notes
+    -----
+    Regresses :math:`\\log(-\\log \\mathrm{pass@}k)` on :math:`\\log k` over
+    budgets spaced evenly in ``log k`` (at most 32, so that the many large
+    budgets of a dense grid do not outweigh the small ones), as in Schaeffer
+    et al. 2025, arXiv 2502.17578.
+    """
+    ks, y = np.asarray(ks, float), np.asarray(passk, float)
+    keep = (y > 0) & (y < 1)
+    ks, y = ks[keep], y[keep]
+    if ks.size < 2:
+        raise ValueError("a power law needs pass@k strictly inside (0, 1) at two budgets")
+    pick = np.unique(np.round(np.geomspace(1, ks.size, min(32, ks.size))).astype(int) - 1)
+    x, t = np.log(ks[pick]), np.log(-np.log(y[pick]))
+    slope, intercept = np.polyfit(x, t, 1)
+    return {"A": float(np.exp(intercept)), "b": float(-slope), "n_points": int(pick.size)}
+
+
+def power_law_pass_at_k(fit: dict, ks) -> np.ndarray:
+    """``(K,)`` ``exp(-A k^(-b))``."""
+    return np.exp(-fit["A"] * np.asarray(ks, float) ** (-fit["b"]))
+
+
+def _fit(method: str, n, c, init=None, seed: int = 0) -> dict:
+    if method == "npmle":
+        return fit_npmle(n, c, init=None if init is None else init["weights"])
+    if method == "beta_mixture":
+        return fit_beta_mixture(n, c, init=init, seed=seed)
+    raise ValueError(f"unknown method {method!r}; use 'npmle' or 'beta_mixture'")
+
+
+def _first_negative(ks, diff) -> float:
+    neg = np.flatnonzero(diff < 0)
+    return float(ks[neg[0]]) if neg.size else np.inf
+
+
+def extrapolate_pair(n_base, c_base, n_rl, c_rl, ks, *, method: str = "beta_mixture",
+                     n_boot: int = 100, alpha: float = 0.05, seed: int = 0) -> dict:
+    """Model-based pass@k of base and trained model, and ``D(k)``, for any budgets.
+
+    Parameters
+    ----------
+    n_base, c_base, n_rl, c_rl
+        ``(P,)`` counts on the same prompts.
+    ks
+        ``(K,)`` increasing budgets, may exceed ``n``.
+    method
+        "beta_mixture" or "npmle".
+    n_boot
+        Paired prompt-bootstrap refits for the pointwise band (0: none).
+
+    Returns
+    -------
+    dict
+        ``model_based`` (True), ``method``, ``ks``, ``pass_base``, ``pass_rl``,
+        ``diff`` (``(K,)`` each), ``k_star`` (first budget with ``D < 0``,
+        None if none), and with ``n_boot``: ``*_lower``/``*_upper`` pointwise
+        percentile bands and ``k_star_ci``.
+    """
+    nb, cb = check_counts(n_base, c_base)
+    nr, cr = check_counts(n_rl, c_rl)
+    if nb.shape != nr.shape:
+        raise ValueError("base and RL counts must be on the same prompts")
+    ks = np.asarray(ks)
+    fb, fr = _fit(method, nb, cb, seed=seed), _fit(method, nr, cr, seed=seed)
+    pb, pr = mixture_pass_at_k(fb, ks), mixture_pass_at_k(fr, ks)
+    ks_ = _first_negative(ks, pr - pb)
+    out = {"model_based": True, "method": method, "ks": ks.tolist(), "pass_base": pb,
+           "pass_rl": pr, "diff": pr - pb, "k_star": None if not np.isfinite(ks_) else ks_,
+           "fits": {"base": fb, "rl": fr}}
+    if n_boot:
+        rng = np.random.default_rng(seed)
+        P = nb.size
+        boot = np.empty((n_boot, 3, ks.size))  # (B, {base, rl, diff}, K)
+        kst = np.empty(n_boot)
+        for j in range(n_boot):
+            idx = rng.integers(0, P, P)
+            bb = mixture_pass_at_k(_fit(method, nb[idx], cb[idx], init=fb), ks)
+            rr = mixture_pass_at_k(_fit(method, nr[idx], cr[idx], init=fr), ks)
+            boot[j] = bb, rr, rr - bb
+            kst[j] = _first_negative(ks, rr - bb)
+        lo, hi = np.quantile(boot, [alpha / 2, 1 - alpha / 2], axis=0)  # (3, K) each
+        for i, name in enumerate(("pass_base", "pass_rl", "diff")):
+            out[f"{name}_lower"], out[f"{name}_upper"] = lo[i], hi[i]
+        q = np.quantile(kst, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+        out["k_star_ci"] = [None if not np.isfinite(v) else float(v) for v in q]
+        out["n_boot"] = n_boot
+    return out

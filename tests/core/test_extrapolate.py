@@ -1,0 +1,113 @@
+"""Extrapolation beyond n: fits against closed forms, invariants, and the exact estimate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import comb
+
+from rlvr_boundary.core import extrapolate as ex
+from rlvr_boundary.core.passk import pass_at_k
+
+
+def _draw(rng, P, n, a=0.4, b=0.9, w0=0.1):
+    p = np.where(rng.random(P) < w0, 0.0, rng.beta(a, b, P))
+    return np.full(P, n), rng.binomial(n, p)
+
+
+def test_beta_moment_matches_numerical_integral():
+    fit = {"kind": "beta_mixture", "a": np.array([0.5, 3.0]), "b": np.array([2.0, 1.0]),
+           "weights": np.array([0.6, 0.3]), "w0": 0.1}
+    ks = np.array([1, 7, 300])
+    from scipy import integrate, stats
+    ref = []
+    for k in ks:
+        m = sum(w * integrate.quad(lambda p: (1 - p) ** k * stats.beta.pdf(p, a, b), 0, 1,
+                                   limit=200)[0] for w, a, b in zip(fit["weights"], fit["a"], fit["b"]))
+        ref.append(1 - 0.1 - m)
+    np.testing.assert_allclose(ex.mixture_pass_at_k(fit, ks), ref, rtol=1e-6)
+
+
+def test_npmle_curve_is_the_grid_sum():
+    fit = {"kind": "npmle", "grid": np.array([0.0, 0.2, 1.0]), "weights": np.array([0.3, 0.5, 0.2])}
+    k = 5
+    assert ex.mixture_pass_at_k(fit, [k])[0] == pytest.approx(1 - 0.3 - 0.5 * 0.8**k)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0.05, 5.0), min_size=2, max_size=2),
+       st.lists(st.floats(0.05, 5.0), min_size=2, max_size=2),
+       st.floats(0.0, 0.5), st.floats(0.0, 0.5))
+def test_predicted_curves_increase_and_are_concave(a, b, w0, wsplit):
+    w = np.array([wsplit, 1 - wsplit]) * (1 - w0)
+    fit = {"kind": "beta_mixture", "a": np.array(a), "b": np.array(b), "weights": w, "w0": w0}
+    ks = np.arange(1, 2049)
+    y = ex.mixture_pass_at_k(fit, ks)
+    d1 = np.diff(y)
+    assert np.all(d1 >= -1e-12) and np.all(np.diff(d1) <= 1e-12)
+    grid = ex.default_grid(50)
+    wg = np.random.default_rng(int(a[0] * 1000)).dirichlet(np.ones(50))
+    yg = ex.mixture_pass_at_k({"kind": "npmle", "grid": grid, "weights": wg}, ks)
+    dg = np.diff(yg)
+    assert np.all(dg >= -1e-12) and np.all(np.diff(dg) <= 1e-12)
+
+
+@pytest.mark.parametrize("method", ["npmle", "beta_mixture"])
+def test_fit_reproduces_the_exact_estimate_at_observed_k(method):
+    rng = np.random.default_rng(11)
+    n, c = _draw(rng, 600, 32)
+    ks = np.arange(1, 33)
+    exact = pass_at_k(n, c, ks).mean(axis=0)
+    fit = ex._fit(method, n, c)
+    model = ex.mixture_pass_at_k(fit, ks)
+    # Fit error: the exact estimate's own standard error is ~0.015 at k = 1 here.
+    assert np.max(np.abs(model - exact)) < 0.01
+
+
+def test_beta_mixture_recovers_a_known_distribution_and_extrapolates():
+    rng = np.random.default_rng(12)
+    n, c = _draw(rng, 4000, 16, a=0.4, b=0.9, w0=0.1)
+    fit = ex.fit_beta_mixture(n, c, components=1)
+    truth = {"kind": "beta_mixture", "a": np.array([0.4]), "b": np.array([0.9]),
+             "weights": np.array([0.9]), "w0": 0.1}
+    ks = np.array([64, 256, 1024])
+    np.testing.assert_allclose(ex.mixture_pass_at_k(fit, ks), ex.mixture_pass_at_k(truth, ks),
+                               atol=0.02)
+    assert fit["w0"] == pytest.approx(0.1, abs=0.03)
+
+
+def test_npmle_em_increases_likelihood_and_matches_brute_force_loglik():
+    rng = np.random.default_rng(13)
+    n, c = _draw(rng, 200, 8)
+    grid = np.linspace(0, 1, 11)
+    f1 = ex.fit_npmle(n, c, grid=grid, max_iter=1)
+    f2 = ex.fit_npmle(n, c, grid=grid)
+    assert f2["loglik"] >= f1["loglik"] - 1e-9
+    ll = sum(np.log(sum(w * comb(ni, ci) * p**ci * (1 - p) ** (ni - ci)
+                        for w, p in zip(f2["weights"], grid))) for ni, ci in zip(n, c))
+    assert f2["loglik"] == pytest.approx(ll, rel=1e-10)
+    assert f2["weights"].sum() == pytest.approx(1.0)
+
+
+def test_power_law_recovers_its_own_curve():
+    ks = np.arange(1, 65)
+    y = np.exp(-0.7 * ks ** (-0.3))
+    fit = ex.fit_power_law(ks, y)
+    assert fit["A"] == pytest.approx(0.7) and fit["b"] == pytest.approx(0.3)
+    assert ex.power_law_pass_at_k(fit, [1000])[0] == pytest.approx(np.exp(-0.7 * 1000 ** -0.3))
+
+
+def test_extrapolate_pair_marks_model_based_and_bands_cover_the_point():
+    rng = np.random.default_rng(14)
+    nb, cb = _draw(rng, 300, 16, a=0.5, b=0.8, w0=0.05)
+    nr, cr = _draw(rng, 300, 16, a=1.5, b=1.2, w0=0.15)
+    ks = np.array([1, 4, 16, 64, 256])
+    out = ex.extrapolate_pair(nb, cb, nr, cr, ks, method="npmle", n_boot=20, seed=1)
+    assert out["model_based"] is True and out["method"] == "npmle"
+    assert np.all(out["diff_lower"] <= out["diff_upper"])
+    # More never-solved prompts for RL: the gain at k = 1 turns into a loss at large k.
+    assert out["diff"][0] > 0 and out["diff"][-1] < 0 and out["k_star"] in (4, 16, 64, 256)
+    with pytest.raises(ValueError, match="unknown method"):
+        ex.extrapolate_pair(nb, cb, nr, cr, ks, method="spline", n_boot=0)
