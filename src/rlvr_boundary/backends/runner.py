@@ -290,7 +290,13 @@ def score_run(backend: Backend, rollouts: str | Path, out: str | Path, opts: Sco
     from rlvr_boundary.io.rollouts import iter_rollout_batches
     from rlvr_boundary.io.store import ShardedWriter
 
+    from rlvr_boundary.io.rollouts import read_manifest
+
     key_cols = ("prompt_id", "model", "sample_idx")
+    # our sampler's summaries include the end-of-sequence token of a sample that stopped on
+    # its own; add it back when that is what finish_reason "stop" means (no stop strings)
+    src_man = read_manifest(rollouts) or {}
+    eos_on_stop = isinstance(src_man.get("sampling"), dict) and not src_man["sampling"].get("stop")
     info = backend.info()
     manifest = {"scored_rollouts": str(rollouts), "score_model": opts.label,
                 "score_model_path": info.get("model_path"), "score_model_hash": info.get("model_hash"),
@@ -326,7 +332,10 @@ def score_run(backend: Backend, rollouts: str | Path, out: str | Path, opts: Sco
                                  field="prompt_id")
             qs = {p: prompts[p] for p in set(pids)}
         plist = [{"prompt_id": p, **render_prompt(opts.template, q)} for p, q in qs.items()]
-        comps = [{"prompt_id": p, "text": t or ""} for p, t in zip(pids, texts)]
+        stops = (batch.column("finish_reason").to_pylist() if eos_on_stop
+                 and "finish_reason" in batch.column_names else [None] * n)
+        comps = [{"prompt_id": p, "text": t or "", "append_eos": f == "stop"}
+                 for p, t, f in zip(pids, texts, stops)]
         res = backend.score(plist, comps, position_bins=opts.position_bins)
         extra = {"score_model": [opts.label] * n,
                  "score_num_tokens": [r["num_tokens"] for r in res]}

@@ -315,7 +315,9 @@ class TransformersBackend(Backend):
             ``{"prompt_id", "text"}`` or ``{"prompt_id", "token_ids"}`` dicts. With
             ``token_ids`` the exact generated tokens are scored (and a sample's
             recorded log-probs are reproduced); with ``text`` the text is
-            re-tokenized (no end-of-sequence token is added).
+            re-tokenized, and ``"append_eos": True`` adds the end-of-sequence
+            token the sampler drew when it stopped on its own (the sampler's
+            summaries include that token).
         position_bins
             Number of relative-position bins.
         token_arrays
@@ -341,6 +343,9 @@ class TransformersBackend(Backend):
                 comp = [int(x) for x in c["token_ids"]]
             elif isinstance(c.get("text"), str):
                 comp = list(self.tok(c["text"], add_special_tokens=False)["input_ids"])
+                if c.get("append_eos") and self.eos_ids:
+                    eos = self.tok.eos_token_id
+                    comp.append(int(eos if eos is not None else min(self.eos_ids)))
             else:
                 raise InputError(f"completion {i}: needs 'text' or 'token_ids'", line=i + 1)
             jobs.append((self.encode_prompt(index[pid]), comp))
