@@ -354,6 +354,59 @@ def score_run(backend: Backend, rollouts: str | Path, out: str | Path, opts: Sco
     return summary
 
 
+def learning_run(before: Backend, after: Backend, prompts: list[dict], completions: list[dict], *,
+                 labels: tuple[str, str] = ("before", "after"), **options) -> dict:
+    """Score the same completions under two checkpoints and say where learning landed.
+
+    ``before`` and ``after`` are transformers backends sharing a tokenizer;
+    ``prompts`` are ``{"prompt_id", "prompt" | "messages"}``, ``completions``
+    ``{"prompt_id", "text"}`` (or ``"token_ids"``). Options go to
+    :func:`rlvr_boundary.analysis.learning.learning_landed`.
+    """
+    from rlvr_boundary.analysis.learning import learning_landed
+
+    a = before.score(prompts, completions, token_arrays=True)
+    b = after.score(prompts, completions, token_arrays=True)
+    for x, y in zip(a, b):
+        if x["token_ids"] != y["token_ids"]:
+            raise InputError("the two checkpoints tokenize the texts differently; where-learning-"
+                             "landed compares the same tokens, so both need the same tokenizer")
+    keep = [i for i, x in enumerate(a) if x["token_ids"]]
+    texts = [before.token_texts(a[i]["token_ids"]) for i in keep]
+    res = learning_landed(texts, [a[i]["token_logprobs"] for i in keep],
+                          [b[i]["token_logprobs"] for i in keep],
+                          [a[i]["token_entropy"] for i in keep],
+                          [b[i]["token_entropy"] for i in keep], labels=labels, **options)
+    res["models"] = {"before": before.info(), "after": after.info()}
+    return res
+
+
+def entropy_matched_temperature(backend: Backend, prompts: list[dict], target: float,
+                                params: SamplingParams, n: int = 4, *, lo: float = 0.05,
+                                hi: float = 2.0, tol: float = 0.01, max_iter: int = 10) -> dict:
+    """Temperature at which ``backend``'s mean token entropy on ``prompts`` equals ``target``.
+
+    Each probe samples ``n`` completions per prompt at temperature T with the
+    same seeds (common random numbers) and ``logprobs_mode = "processed"``, so
+    the entropy is that of the distribution actually sampled from, and takes the
+    mean of ``entropy_mean`` over samples. The target should be measured the
+    same way (e.g. the RL model's samples at T = 1, where raw = processed).
+    """
+    from dataclasses import replace
+
+    from rlvr_boundary.analysis.learning import match_temperature
+
+    def measure(t: float) -> float:
+        p = replace(params, temperature=t, logprobs_mode="processed", token_arrays=False, logprobs=0)
+        vals = [r["entropy_mean"] for r in backend.generate(prompts, n, p)
+                if r["entropy_mean"] is not None]
+        return float(sum(vals) / len(vals)) if vals else float("nan")
+
+    res = match_temperature(measure, target, lo=lo, hi=hi, tol=tol, max_iter=max_iter)
+    res["samples_per_probe"] = n * len(prompts)
+    return res
+
+
 def write_summary_json(path: str | Path, kind: str, opts, summary: dict) -> None:
     from rlvr_boundary.io.results import write_result
 

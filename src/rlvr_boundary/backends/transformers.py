@@ -200,6 +200,10 @@ class TransformersBackend(Backend):
             return list(self.tok(text, add_special_tokens=False)["input_ids"])
         return list(self.tok(item["prompt"], add_special_tokens=True)["input_ids"])
 
+    def token_texts(self, ids: Sequence[int]) -> list[str]:
+        """The text of each token on its own (for token categories)."""
+        return [self.tok.decode([int(i)], skip_special_tokens=False) for i in ids]
+
     def _decode(self, ids: list[int]) -> str:
         return self.tok.decode([i for i in ids if i not in self.eos_ids], skip_special_tokens=False)
 
@@ -321,7 +325,8 @@ class TransformersBackend(Backend):
         position_bins
             Number of relative-position bins.
         token_arrays
-            Also return each completion's token ids and log-probs.
+            Also return each completion's ``token_ids``, ``token_logprobs`` and
+            ``token_entropy`` (per-step entropy of the full distribution).
 
         Returns
         -------
@@ -369,5 +374,6 @@ class TransformersBackend(Backend):
                     if token_arrays:
                         res["token_ids"] = c
                         res["token_logprobs"] = [] if not c else st["token_logprob"].tolist()
+                        res["token_entropy"] = [] if not c else st["entropy"].tolist()
                     out.append(res)
         return out
