@@ -96,7 +96,7 @@ def test_learning_and_entropy_match_on_tiny_models(tiny_model, tiny_qwen, tmp_pa
     b_path = build_tiny_model(tmp_path / "more", train_steps=60)
     b = get_backend("transformers", model=str(b_path), num_threads=1)
     res = learning_run(a, b, prompts, comps, labels=("base", "more"))
-    assert res["kind"] == "learning_landed" and res["tokens"] == sum(
+    assert res["analysis"] == "learning_landed" and res["tokens"] == sum(
         len(x["token_ids"]) for x in a.score(prompts, comps, token_arrays=True))
     assert res["barely_moved"]["0.01"] < 1.0 and res["models"]["after"]["model_hash"]
     json.dumps(res)

@@ -122,8 +122,8 @@ def learning_landed(token_texts: Sequence[Sequence[str]], logp_before: Sequence,
     Returns
     -------
     dict
-        JSON-ready: ``kind``, ``description``, ``definitions``, ``labels``,
-        ``options``, ``texts``, ``tokens``, ``barely_moved`` (threshold -> share),
+        JSON-ready: ``analysis``, ``description``, ``definitions``, ``labels``,
+        ``settings``, ``texts``, ``tokens``, ``barely_moved`` (threshold -> share),
         ``overall``, ``by_category``, ``by_position``, ``by_ppl_group``,
         ``entropy_fell_most``, ``dlogp_histogram``.
     """
@@ -189,7 +189,7 @@ def learning_landed(token_texts: Sequence[Sequence[str]], logp_before: Sequence,
     edges = np.linspace(-5, 5, 41)
     hist, _ = np.histogram(np.clip(dlp, -5, 5), bins=edges)
     return {
-        "kind": "learning_landed",
+        "analysis": "learning_landed",
         "description": (f"Same texts scored under '{labels[0]}' (A) and '{labels[1]}' (B): how the "
                         "probability of each produced token moved."),
         "definitions": {
@@ -203,7 +203,7 @@ def learning_landed(token_texts: Sequence[Sequence[str]], logp_before: Sequence,
             "ppl_group": "quantile group of the text's log-PPL under A (0 = lowest)",
         },
         "labels": {"before": labels[0], "after": labels[1]},
-        "options": {"eps": eps, "thresholds": list(thresholds), "position_bins": position_bins,
+        "settings": {"eps": eps, "thresholds": list(thresholds), "position_bins": position_bins,
                     "ppl_groups": ppl_groups, "top": top, "min_count": min_count},
         "texts": n,
         "tokens": int(dlp.size),

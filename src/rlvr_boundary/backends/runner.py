@@ -381,6 +381,22 @@ def learning_run(before: Backend, after: Backend, prompts: list[dict], completio
     return res
 
 
+def mean_entropy_of(rollouts: str | Path) -> float:
+    """Mean of ``entropy_mean`` over a rollout table's samples (the entropy to match)."""
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    tot, cnt = 0.0, 0
+    for t in iter_rollout_batches(rollouts, ["entropy_mean"], required=("prompt_id", "sample_idx")):
+        if "entropy_mean" not in t.column_names:
+            raise InputError("the table has no entropy_mean column", path=rollouts, field="entropy_mean")
+        v = [x for x in t.column("entropy_mean").to_pylist() if x is not None]
+        tot += sum(v)
+        cnt += len(v)
+    if not cnt:
+        raise InputError("no entropy_mean values to match", path=rollouts, field="entropy_mean")
+    return tot / cnt
+
+
 def entropy_matched_temperature(backend: Backend, prompts: list[dict], target: float,
                                 params: SamplingParams, n: int = 4, *, lo: float = 0.05,
                                 hi: float = 2.0, tol: float = 0.01, max_iter: int = 10) -> dict:

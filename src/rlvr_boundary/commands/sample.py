@@ -87,6 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="keep token ids and their logprobs in every row")
     s.add_argument("--position-bins", type=int, default=10,
                    help="relative-position bins of entropy_bins (10)")
+    s.add_argument("--match-entropy-of", metavar="ROLLOUTS", default=None,
+                   help="first find the temperature at which this model's mean token entropy on the "
+                        "prompts equals the mean entropy_mean of ROLLOUTS (e.g. the RL model's "
+                        "samples), then sample at it (--temperature is ignored)")
+    s.add_argument("--match-n", type=int, default=4,
+                   help="samples per prompt for each temperature probe (4)")
     s.add_argument("--shard-size", type=int, default=256,
                    help="samples per shard, the unit of resumption (256)")
     add_backend_args(p)
@@ -112,6 +118,23 @@ def run(args: argparse.Namespace) -> int:
                          shard_size=args.shard_size)
     prompts = read_prompts(args.prompts, args.id_field, args.prompt_field)
     backend = build_backend(args)
+    matched = None
+    if args.match_entropy_of:
+        from dataclasses import replace
+
+        from rlvr_boundary.backends.base import render_prompt
+        from rlvr_boundary.backends.runner import entropy_matched_temperature, mean_entropy_of
+
+        target = mean_entropy_of(args.match_entropy_of)
+        payload = [{"prompt_id": p["prompt_id"], **render_prompt(args.template, p["question"])}
+                   for p in prompts]
+        matched = entropy_matched_temperature(backend, payload, target, params, n=args.match_n)
+        matched["target_rollouts"] = str(args.match_entropy_of)
+        console.print(f"entropy matched: temperature {matched['temperature']:.3f} gives "
+                      f"{matched['entropy']:.4f} nats (target {target:.4f})")
+        params = replace(params, temperature=round(matched["temperature"], 4))
+        opts = SampleOptions(n=args.n, params=params, template=args.template, label=label,
+                             shard_size=args.shard_size)
     try:
         with sample_progress("sampling", "samples") as (advance, set_total):
             summary = sample_run(backend, prompts, args.out, opts,
@@ -126,8 +149,15 @@ def run(args: argparse.Namespace) -> int:
                   + (f", {summary['resumed_from']} kept from an earlier run"
                      if summary["resumed_from"] else ""))
     console.print(f"wrote {args.out}/")
+    if matched is not None:
+        import json
+
+        from rlvr_boundary.io.atomic import atomic_open
+
+        with atomic_open(Path(args.out) / "entropy_match.json", "w") as fh:
+            json.dump(matched, fh, indent=1)
     if args.json:
         from rlvr_boundary.io.results import write_result
 
-        write_result(args.json, "sample", opts.to_dict(), summary)
+        write_result(args.json, "sample", opts.to_dict(), {**summary, "entropy_match": matched})
     return 0

@@ -28,6 +28,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="template the samples were drawn with (default: from the manifest, else plain)")
     p.add_argument("--position-bins", type=int, default=10, help="(10)")
     p.add_argument("--shard-rows", type=int, default=256, help="rows per output shard (256)")
+    w = p.add_argument_group("where learning landed")
+    w.add_argument("--before", metavar="PATH", default=None,
+                   help="checkpoint before RL (same tokenizer): also score the texts under it and "
+                        "compare token by token with --model (the checkpoint after)")
+    w.add_argument("--learning", metavar="FILE", default=None,
+                   help="result JSON of the comparison (default LEARNING.json beside --out)")
+    w.add_argument("--learning-rows", type=int, default=2000,
+                   help="texts compared, the first N of the table (2000)")
     add_backend_args(p)
     p.set_defaults(func=run)
 
@@ -62,4 +70,39 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"scored {summary['rows']} completions under {label} in "
                   f"{summary['seconds']:.1f} s")
     console.print(f"wrote {out}/")
+    if args.before:
+        _learning(args, backend, src, prompts, template, label, out)
     return 0
+
+
+def _learning(args, after, src, prompts, template, label, out) -> None:
+    from pathlib import Path
+
+    from rlvr_boundary.backends import get_backend
+    from rlvr_boundary.backends.base import render_prompt
+    from rlvr_boundary.backends.runner import learning_run
+    from rlvr_boundary.console import console
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.io.results import write_result
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    rows: list[dict] = []
+    for t in iter_rollout_batches(src, None, required=("prompt_id", "model", "sample_idx")):
+        rows += t.to_pylist()
+        if len(rows) >= args.learning_rows:
+            break
+    rows = rows[:args.learning_rows]
+    qs = prompts or {str(r["prompt_id"]): r.get("prompt") for r in rows}
+    if any(q is None for q in qs.values()):
+        raise InputError("no prompts: give --prompts or a table with a 'prompt' column", path=src)
+    plist = [{"prompt_id": p, **render_prompt(template, q)} for p, q in qs.items()]
+    comps = [{"prompt_id": str(r["prompt_id"]), "text": r.get("text") or ""} for r in rows]
+    before = get_backend("transformers", model=args.before, device=args.device, dtype=args.dtype,
+                         batch_size=args.batch_size, num_threads=args.threads)
+    before_label = Path(str(args.before).rstrip("/")).name
+    res = learning_run(before, after, plist, comps, labels=(before_label, label))
+    path = Path(args.learning) if args.learning else out.with_name(out.name + ".learning.json")
+    write_result(path, "learning_landed", {"before": args.before, "after": args.model,
+                                           "template": template, "rows": len(rows)}, res)
+    console.print(f"where learning landed: {res['barely_moved']['0.05']:.1%} of {res['tokens']} tokens "
+                  f"moved by at most 0.05 in probability; wrote {path}")
