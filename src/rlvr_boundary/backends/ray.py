@@ -132,9 +132,11 @@ class RayBackend(Backend):
             num_cpus=self.num_cpus, num_gpus=self.num_gpus,
             fn_constructor_kwargs={"inner": self.inner, "inner_kwargs": self.inner_kwargs,
                                    "params": params.to_dict()})
-        rows = sorted(out.take_all(), key=lambda r: r["_order"])
-        for r in rows:
-            r.pop("_order")
+        # stream rows back in item order, so callers can write shards as they complete
+        ray.data.DataContext.get_current().execution_options.preserve_order = True
+        for r in out.iter_rows():
+            r = dict(r)
+            r.pop("_order", None)
             yield {k: _plain(v) for k, v in r.items()}
 
     def score(self, prompts, completions, *, position_bins: int = 10) -> list[dict]:

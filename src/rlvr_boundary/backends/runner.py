@@ -216,6 +216,7 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
         "model", "model_hash", "engine", "sampling", "template", "dataset_hash", "num_prompts",
         "shard_size", "logprobs_mode", "position_bins"))
     S = opts.shard_size
+    order = {p["prompt_id"]: i for i, p in enumerate(prompts)}
     units = [(f"{s:010d}-{min(s + S, len(items)) - 1:010d}", items[s:s + S])
              for s in range(0, len(items), S)]
     done = writer.done()
@@ -227,25 +228,32 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
         names += ["token_ids", "token_logprobs"]
     if params.logprobs:
         names += ["top_ids", "top_logprobs"]
+    # One generate_items call over every missing unit (a Ray backend keeps one actor pool for
+    # the whole run); rows are buffered per unit and each unit is written once it is complete.
+    todo = [(k, u) for k, u in units if k not in done]
+    unit_of = {(it["prompt_id"], it["sample_idx"]): k for k, u in todo for it in u}
+    want = {k: len(u) for k, u in todo}
+    question = {p["prompt_id"]: p["question"] for p in prompts}
+    buf: dict[str, list[dict]] = {k: [] for k, _ in todo}
     t0, made, tokens = time.perf_counter(), 0, 0
-    for key, unit in units:
-        if key in done:
-            continue
-        rows = []
-        question = {it["prompt_id"]: it["question"] for it in unit}
-        for row in backend.generate_items(unit, params):
-            row["model"] = opts.label
-            row["prompt"] = question[row["prompt_id"]]
-            rows.append(row)
-            tokens += int(row.get("num_tokens") or 0)
-            if progress is not None:
-                progress(1)
-        got = {(r["prompt_id"], r["sample_idx"]) for r in rows}
-        want = {(it["prompt_id"], it["sample_idx"]) for it in unit}
-        if got != want or len(rows) != len(unit):
-            raise RuntimeError(f"backend returned {len(rows)} rows for shard {key} of {len(unit)} items")
-        writer.write(key, _table(rows, names))
-        made += len(rows)
+    stream = backend.generate_items([it for _, u in todo for it in u], params) if todo else iter(())
+    for row in stream:
+        key = unit_of.get((row["prompt_id"], row["sample_idx"]))
+        if key is None or len(buf[key]) >= want[key]:
+            raise RuntimeError(f"backend returned an unexpected or repeated sample "
+                               f"{(row['prompt_id'], row['sample_idx'])}")
+        row["model"] = opts.label
+        row["prompt"] = question[row["prompt_id"]]
+        buf[key].append(row)
+        tokens += int(row.get("num_tokens") or 0)
+        if progress is not None:
+            progress(1)
+        if len(buf[key]) == want[key]:
+            rows = sorted(buf.pop(key), key=lambda r: (order[r["prompt_id"]], r["sample_idx"]))
+            writer.write(key, _table(rows, names))
+            made += len(rows)
+    if buf:
+        raise RuntimeError(f"backend returned too few samples for shards {sorted(buf)[:3]}")
     secs = time.perf_counter() - t0
     summary = {"samples": len(items), "generated_now": made, "resumed_from": already,
                "shards": len(units), "seconds": secs,
