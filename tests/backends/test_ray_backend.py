@@ -26,8 +26,19 @@ def test_ray_data_gives_the_single_process_samples(tiny_model, tmp_path):
     try:
         rows = list(rb.generate(PROMPTS, 3, params))
         info = rb.info()
+        # through the sharded writer: one actor pool for all shards, same samples
+        from rlvr_boundary.backends.runner import SampleOptions, sample_run
+
+        qs = [{"prompt_id": p["prompt_id"], "question": p["prompt"]} for p in PROMPTS]
+        summary = sample_run(rb, qs, tmp_path / "s", SampleOptions(n=3, params=params, shard_size=5))
     finally:
         rb.close()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.concat_tables([pq.read_table(f) for f in sorted((tmp_path / "s").glob("part-*.parquet"))])
+    assert summary["shards"] == 3 and t.num_rows == 12
+    assert t.column("token_ids").to_pylist() == [r["token_ids"] for r in ref]
     assert [(r["prompt_id"], r["sample_idx"]) for r in rows] == [(r["prompt_id"], r["sample_idx"]) for r in ref]
     for a, b in zip(rows, ref):
         assert a["seed"] == b["seed"] and a["token_ids"] == b["token_ids"] and a["text"] == b["text"]

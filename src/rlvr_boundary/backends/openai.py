@@ -120,7 +120,7 @@ class OpenAIBackend(Backend):
         return {"engine": "openai-server", "engine_version": None, "client": f"httpx {httpx.__version__}",
                 "base_url": self.base_url, "model_path": self.model, "model_hash": None,
                 "concurrency": self.concurrency, "timeout": self.timeout,
-                "max_retries": self.max_retries, "vocab_size": self.vocab_size, **self.stats}
+                "max_retries": self.max_retries, "vocab_size": self.vocab_size}
 
     def _body(self, item: dict, params: SamplingParams) -> tuple[str, dict]:
         body: dict = {"model": self.model, "n": 1, "seed": int(item["seed"]) % (2**31),
