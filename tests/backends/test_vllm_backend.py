@@ -4,6 +4,7 @@ The conversion of vLLM's per-step logprob dicts is checked on values shaped like
 
 from __future__ import annotations
 
+import importlib.util
 from types import SimpleNamespace as Logprob
 
 import numpy as np
@@ -37,10 +38,10 @@ def test_topk_from_vllm_keeps_rank_order_and_sampled_token():
     assert np.all(lo <= H + 1e-9) and np.all(H <= hi + 1e-9)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None, reason=(
+    "vLLM is not installed: its PyPI wheel is a CUDA build, this machine has no GPU, and "
+    "installing it would replace transformers and numpy in the shared environment"))
 def test_vllm_engine(tiny_model):
-    pytest.importorskip("vllm", reason=(
-        "vLLM is not installed: its PyPI wheel is a CUDA build, this machine has no GPU, and "
-        "installing it would replace transformers and numpy in the shared environment"))
     import torch
 
     if not torch.cuda.is_available():
