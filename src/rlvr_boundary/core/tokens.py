@@ -18,7 +18,9 @@ the arrays.
   bound*, and the sample is flagged ``rbf_lower_bound``.
 - Inverse Simpson :math:`1/\\sum_v p_t(v)^2`: the tail of a truncated top-K
   distribution can change :math:`\\sum p^2` by at most :math:`r\\min(p_K, r)`,
-  so it is far less sensitive to truncation than the entropy.
+  so it is far less sensitive to truncation than the entropy. Its per-sample mean
+  is ``inv_simpson_mean`` (from top-K: the midpoint of the rigorous interval of
+  :func:`inverse_simpson_bounds_topk`).
 - Perplexity :math:`\\mathrm{PPL} = \\exp(-\\tfrac1T\\sum_t \\log p(y_t))`; we store
   its log. Under another model's scores this is the cross-model perplexity
   (limit-of-RLVR Fig. 6).
@@ -51,6 +53,7 @@ __all__ = [
     "rbf_from_topk",
     "log_perplexity",
     "position_bin_means",
+    "step_stats",
     "TokenSummarizer",
     "summarize_logits",
     "summarize_topk",
@@ -60,7 +63,7 @@ __all__ = [
 
 #: The per-sample summary columns of the rollout table (rlvr_boundary.io.schema) this module fills.
 SUMMARY_KEYS = ("entropy_mean", "entropy_mean_lo", "entropy_mean_hi", "entropy_kind",
-                "rbf_mean", "rbf_lower_bound", "log_ppl", "entropy_bins")
+                "rbf_mean", "rbf_lower_bound", "inv_simpson_mean", "log_ppl", "entropy_bins")
 
 #: Probability mass of the RBF nucleus.
 RBF_MASS = 0.95
@@ -101,8 +104,9 @@ def log_softmax(logits, axis: int = -1) -> np.ndarray:
 
 
 def _chunk_stats(z: np.ndarray, *, entropy: bool = True, rbf_mass: float | None = None,
-                 ids: np.ndarray | None = None):
-    """One pass over float64 logits ``z`` (R, V): entropy, nucleus size, sampled logprob.
+                 ids: np.ndarray | None = None, simpson: bool = False):
+    """One pass over float64 logits ``z`` (R, V): entropy, nucleus size, sampled logprob
+    (and, with ``simpson=True``, the inverse Simpson index as a fourth output).
 
     The log-softmax is computed once and shared; each output is None unless asked for.
     """
@@ -124,7 +128,52 @@ def _chunk_stats(z: np.ndarray, *, entropy: bool = True, rbf_mass: float | None 
             size[rest], _ = _nucleus_from_sorted(-np.sort(-p[rest], axis=1), rbf_mass)
     if ids is not None:
         lp = logp[np.arange(z.shape[0]), ids]
+    if simpson:
+        return H, size, lp, 1.0 / np.sum(p * p, axis=1)
     return H, size, lp
+
+
+def step_stats(logits, token_ids=None, *, rbf_mass: float = RBF_MASS) -> dict:
+    """Per-row entropy, RBF, inverse Simpson and chosen-token logprob, in one pass.
+
+    A model backend calls this once per decoding step on the ``(B, V)`` logits of
+    a whole batch (rows are sequences, not steps), then hands each row's values
+    to that sequence's :class:`TokenSummarizer` with
+    :meth:`TokenSummarizer.add_exact_steps`.
+
+    Parameters
+    ----------
+    logits
+        ``(R, V)`` logits.
+    token_ids
+        Optional ``(R,)`` chosen token of each row.
+    rbf_mass
+        Nucleus mass of the RBF.
+
+    Returns
+    -------
+    dict
+        ``entropy`` (R,), ``rbf`` (R,) int64, ``inv_simpson`` (R,) and
+        ``token_logprob`` (R,) (None without ``token_ids``); the same values as
+        :func:`entropy_from_logits`, :func:`rbf_from_logits`,
+        :func:`inverse_simpson_from_logits` and a log-softmax lookup.
+    """
+    z = _as_2d(logits, "logits")
+    R = z.shape[0]
+    ids = None
+    if token_ids is not None:
+        ids = np.asarray(token_ids, dtype=np.int64).ravel()
+        if ids.shape != (R,) or np.any(ids < 0) or np.any(ids >= z.shape[1]):
+            raise ValueError("token_ids must hold one valid vocabulary index per row")
+    H, rbf, simp = np.empty(R), np.empty(R, dtype=np.int64), np.empty(R)
+    lp = None if ids is None else np.empty(R)
+    for sl in _rows(z):
+        H[sl], rbf[sl], lp_sl, simp[sl] = _chunk_stats(
+            z[sl].astype(np.float64), rbf_mass=rbf_mass,
+            ids=None if ids is None else ids[sl], simpson=True)
+        if lp is not None:
+            lp[sl] = lp_sl
+    return {"entropy": H, "rbf": rbf, "inv_simpson": simp, "token_logprob": lp}
 
 
 def entropy_from_logits(logits) -> np.ndarray:
@@ -419,6 +468,7 @@ class TokenSummarizer:
         self._lo: list[np.ndarray] = []
         self._hi: list[np.ndarray] = []
         self._rbf: list[np.ndarray] = []
+        self._simp: list[np.ndarray] = []
         self._rbf_lb = False
         self._nll_sum = 0.0
         self._nll_count = 0
@@ -439,18 +489,32 @@ class TokenSummarizer:
             ids = np.asarray(token_ids, dtype=np.int64).ravel()
             if ids.shape != (T,) or np.any(ids < 0) or np.any(ids >= z.shape[1]):
                 raise ValueError("token_ids must hold one valid vocabulary index per step")
-        h, rbf, lp = np.empty(T), np.empty(T, dtype=np.int64), np.empty(T)
-        for sl in _rows(z):
-            h[sl], rbf[sl], lp_sl = _chunk_stats(z[sl].astype(np.float64), rbf_mass=self.rbf_mass,
-                                                 ids=None if ids is None else ids[sl])
-            if ids is not None:
-                lp[sl] = lp_sl
+        st = step_stats(z, ids, rbf_mass=self.rbf_mass)
+        self.add_exact_steps(st["entropy"], st["rbf"], st["inv_simpson"], st["token_logprob"])
+
+    def add_exact_steps(self, entropy, rbf, inv_simpson, token_logprobs=None) -> None:
+        """Add per-step values already computed from full logits (see :func:`step_stats`).
+
+        ``entropy``, ``rbf``, ``inv_simpson`` and the optional ``token_logprobs``
+        are ``(t,)`` arrays of the next t steps. This is how a batched backend
+        feeds one row of a ``(B, V)`` step without building per-row logits.
+        """
+        h = np.asarray(entropy, dtype=np.float64).ravel()
+        r = np.asarray(rbf, dtype=np.int64).ravel()
+        d = np.asarray(inv_simpson, dtype=np.float64).ravel()
+        if not (h.shape == r.shape == d.shape):
+            raise ValueError("entropy, rbf and inv_simpson must have one entry per step")
+        self._set_kind("exact")
         self._lo.append(h)
         self._hi.append(h)
-        self._rbf.append(rbf)
-        if ids is not None:
-            self.add_token_logprobs(lp)
-        self._steps += T
+        self._rbf.append(r)
+        self._simp.append(d)
+        if token_logprobs is not None:
+            tl = np.asarray(token_logprobs, dtype=np.float64).ravel()
+            if tl.shape != h.shape:
+                raise ValueError("token_logprobs must have one entry per step")
+            self.add_token_logprobs(tl)
+        self._steps += h.size
 
     def add_topk(self, top_logprobs, token_logprobs=None) -> None:
         """Add ``(t, K)`` top-K logprobs of the next t steps (and the sampled tokens' ``(t,)`` logprobs)."""
@@ -460,9 +524,11 @@ class TokenSummarizer:
         self._set_kind("topk_bounds")
         lo, hi = entropy_bounds_topk(lp, self.vocab_size)
         rbf, lb = rbf_from_topk(lp, self.vocab_size, self.rbf_mass)
+        s_lo, s_hi = inverse_simpson_bounds_topk(lp, self.vocab_size)
         self._lo.append(lo)
         self._hi.append(hi)
         self._rbf.append(rbf)
+        self._simp.append(0.5 * (s_lo + s_hi))
         self._rbf_lb = self._rbf_lb or bool(np.any(lb))
         if token_logprobs is not None:
             tl = np.asarray(token_logprobs, dtype=np.float64).ravel()
@@ -495,6 +561,7 @@ class TokenSummarizer:
                 out["entropy_mean_hi"] = float(np.mean(hi))
                 out["entropy_mean"] = float(np.mean(mid))
                 out["rbf_mean"] = float(np.mean(np.concatenate(self._rbf)))
+                out["inv_simpson_mean"] = float(np.mean(np.concatenate(self._simp)))
                 out["entropy_bins"] = [None if math.isnan(x) else float(x)
                                        for x in position_bin_means(mid, self.bins)]
         return out

@@ -47,6 +47,8 @@ ROLLOUT_COLUMNS: tuple[Column, ...] = (
     Column("finish_reason", pa.string(), False, "Engine finish reason (stop, length, ...)."),
     Column("num_tokens", pa.int64(), False, "Number of generated tokens."),
     Column("truncated", pa.bool_(), False, "True when generation hit max_tokens."),
+    Column("seed", pa.int64(), False,
+           "Seed of this sample's random stream, derived from (run seed, prompt_id, sample_idx)."),
     # token summaries (computed while streaming; token arrays need not be kept)
     Column("entropy_mean", pa.float64(), False,
            "Mean per-token entropy (nats). Exact when entropy_kind = 'exact'; with top-K "
@@ -59,6 +61,8 @@ ROLLOUT_COLUMNS: tuple[Column, ...] = (
            "top 95% of probability mass."),
     Column("rbf_lower_bound", pa.bool_(), False,
            "True if some step's top-K mass was below 0.95, making rbf_mean a lower bound."),
+    Column("inv_simpson_mean", pa.float64(), False,
+           "Mean over steps of the inverse Simpson index 1/sum p^2 (top-K: midpoint of its bounds)."),
     Column("log_ppl", pa.float64(), False,
            "Mean negative log-likelihood per token under the generating model (log PPL)."),
     Column("entropy_bins", pa.list_(pa.float64()), False,

@@ -1,0 +1,182 @@
+"""The OpenAI-compatible backend against a real ``transformers serve`` on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rlvr_boundary.backends import SamplingParams, get_backend
+from rlvr_boundary.errors import InputError
+
+httpx = pytest.importorskip("httpx")
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+
+PROMPTS = [{"prompt_id": "a", "prompt": "What is 12 + 7?"},
+           {"prompt_id": "b", "prompt": "Let x + 2 = 5."},
+           {"prompt_id": "c", "prompt": "Compute 3 * 4 - 5."}]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_cmd() -> list[str]:
+    exe = shutil.which("transformers", path=str(Path(sys.executable).parent)) or shutil.which("transformers")
+    if exe is None:
+        pytest.skip("the transformers CLI is not installed")
+    return [exe, "serve"]
+
+
+@pytest.fixture(scope="module")
+def server(tiny_model):
+    """Start ``transformers serve`` with the tiny model; yield (base_url, proc); stop it."""
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([*_serve_cmd(), str(tiny_model), "--host", "127.0.0.1", "--port", str(port),
+                             "--device", "cpu"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        yield base, proc
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=20)
+
+
+@pytest.mark.slow
+def test_real_server_greedy_matches_local_backend(server, tiny_model):
+    base, proc = server
+    # the server is still starting: the first requests are refused and retried with backoff
+    b = get_backend("openai", base_url=base, model=str(tiny_model), concurrency=2, timeout=60,
+                    max_retries=12, backoff=0.5)
+    params = SamplingParams(temperature=0, max_new_tokens=16)
+    rows = list(b.generate(PROMPTS, 2, params))
+    assert proc.poll() is None
+    assert [(r["prompt_id"], r["sample_idx"]) for r in rows] == [(p["prompt_id"], s) for p in PROMPTS
+                                                                 for s in range(2)]
+    local = get_backend("transformers", model=str(tiny_model), num_threads=1)
+    ref = list(local.generate(PROMPTS, 2, params))
+    for r, g in zip(rows, ref):
+        assert r["text"] == g["text"]
+        assert r["finish_reason"] == g["finish_reason"] and r["num_tokens"] == g["num_tokens"]
+        assert r["truncated"] == (r["finish_reason"] == "length")
+    assert b.stats["rows"] == 6 and b.stats["requests"] == 6 + b.stats["retries"]
+    # transformers serve returns no logprobs: the rows say so rather than inventing summaries
+    assert b.stats["logprobs_returned"] == 0 and rows[0]["log_ppl"] is None
+    # chat messages go to /chat/completions
+    chat = list(b.generate([{"prompt_id": "m", "messages": [{"role": "user", "content": "1+1?"}]}], 1,
+                           params))
+    assert chat[0]["num_tokens"] >= 1 and chat[0]["finish_reason"] in ("stop", "length")
+    # a 4xx is reported with the server's answer, not retried
+    bad = get_backend("openai", base_url=base, model="/no/such/model", max_retries=3)
+    with pytest.raises(InputError, match="HTTP 4"):
+        list(bad.generate(PROMPTS[:1], 1, params))
+    assert bad.stats["retries"] == 0
+    # a per-request timeout too short for any answer: retried, then a clear failure
+    slow = get_backend("openai", base_url=base, model=str(tiny_model), timeout=0.001, max_retries=2,
+                       backoff=0.01)
+    with pytest.raises(RuntimeError, match="after 3 attempts"):
+        list(slow.generate(PROMPTS[:1], 1, SamplingParams(max_new_tokens=64)))
+    assert slow.stats["retries"] == 2
+
+
+def test_concurrency_limit_and_retries_on_a_local_server():
+    """A real HTTP server on 127.0.0.1 (stdlib): 503 twice, then answers; never more than
+    `concurrency` requests at once."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    state = {"active": 0, "peak": 0, "calls": 0}
+    lock = threading.Lock()
+
+    class H(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with lock:
+                state["calls"] += 1
+                call = state["calls"]
+                state["active"] += 1
+                state["peak"] = max(state["peak"], state["active"])
+            time.sleep(0.05)
+            with lock:
+                state["active"] -= 1
+            if call <= 2:
+                self.send_response(503)
+                self.end_headers()
+                return
+            out = json.dumps({"choices": [{"text": body["prompt"][::-1], "finish_reason": "length",
+                                           "logprobs": {"token_logprobs": [-0.5, -1.0],
+                                                        "top_logprobs": [{"a": -0.5, "b": -1.2},
+                                                                         {"c": -1.0, "d": -1.1}]}}],
+                              "usage": {"completion_tokens": 2}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    th = threading.Thread(target=srv.serve_forever, daemon=True)
+    th.start()
+    try:
+        b = get_backend("openai", base_url=f"http://127.0.0.1:{srv.server_port}/v1", model="m",
+                        concurrency=3, backoff=0.01, timeout=10, vocab_size=50)
+        rows = list(b.generate(PROMPTS, 4, SamplingParams(max_new_tokens=2, logprobs=2)))
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert len(rows) == 12 and state["peak"] <= 3 and b.stats["retries"] == 2
+    assert rows[0]["text"] == PROMPTS[0]["prompt"][::-1]
+    assert rows[0]["log_ppl"] == pytest.approx(0.75)
+    assert rows[0]["entropy_kind"] == "topk_bounds"
+    assert rows[0]["entropy_mean_lo"] <= rows[0]["entropy_mean"] <= rows[0]["entropy_mean_hi"]
+
+
+def test_topk_summaries_from_server_format_bound_the_exact_entropy(tiny_model):
+    """Top-K logprobs in the OpenAI completions format give intervals containing the exact value."""
+    from rlvr_boundary.backends.openai import OpenAIBackend, parse_choice
+
+    local = get_backend("transformers", model=str(tiny_model), num_threads=1)
+    params = SamplingParams(max_new_tokens=12, seed=4, logprobs=4, token_arrays=True)
+    b = OpenAIBackend(base_url="http://127.0.0.1:9/v1", model="m", vocab_size=local.vocab_size)
+    for r in local.generate(PROMPTS, 2, params):
+        choice = {"text": r["text"], "finish_reason": r["finish_reason"],
+                  "logprobs": {"tokens": [str(i) for i in r["token_ids"]],
+                               "token_logprobs": r["token_logprobs"],
+                               "top_logprobs": [{str(i): lp for i, lp in zip(ids, lps)}
+                                                for ids, lps in zip(r["top_ids"], r["top_logprobs"])]}}
+        got = b._row({"prompt_id": r["prompt_id"], "sample_idx": r["sample_idx"], "seed": r["seed"]},
+                     parse_choice(choice, None, chat=False), params)
+        assert got["entropy_mean_lo"] - 1e-6 <= r["entropy_mean"] <= got["entropy_mean_hi"] + 1e-6
+        assert got["log_ppl"] == pytest.approx(r["log_ppl"], abs=1e-9)
+        assert got["num_tokens"] == r["num_tokens"]
+        # chat format: the same numbers
+        chat = {"message": {"content": r["text"]}, "finish_reason": r["finish_reason"],
+                "logprobs": {"content": [{"token": str(i), "logprob": lp,
+                                          "top_logprobs": [{"token": str(j), "logprob": v}
+                                                           for j, v in zip(ids, lps)]}
+                                         for i, lp, ids, lps in zip(r["token_ids"], r["token_logprobs"],
+                                                                    r["top_ids"], r["top_logprobs"])]}}
+        g2 = b._row({"prompt_id": "x", "sample_idx": 0, "seed": 1}, parse_choice(chat, None, chat=True),
+                    params)
+        assert g2["entropy_mean"] == pytest.approx(got["entropy_mean"])

@@ -1,0 +1,37 @@
+"""The backend registry: lazy imports and errors that name the extra."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlvr_boundary import backends
+from rlvr_boundary.errors import InputError, MissingExtraError
+
+
+def test_import_is_lazy():
+    code = ("import sys, rlvr_boundary.backends, rlvr_boundary.commands.sample, "
+            "rlvr_boundary.commands.score, rlvr_boundary.analysis.learning; "
+            "print(sorted(m for m in ('torch', 'transformers', 'ray', 'httpx', 'vllm') if m in sys.modules))")
+    src = str(Path(__file__).parents[2] / "src")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": src, "PATH": ""})
+    assert out.stdout.strip() == "[]"
+
+
+def test_missing_dependency_names_the_extra(monkeypatch):
+    monkeypatch.setitem(backends.BACKENDS, "fake", ("x.y:Z", "fakeextra", "no_such_module_xyz"))
+    with pytest.raises(MissingExtraError, match=r"pip install 'rlvr-boundary\[fakeextra\]'"):
+        backends.get_backend("fake")
+    with pytest.raises(InputError, match="known"):
+        backends.get_backend("nope")
+
+
+def test_every_registered_backend_names_a_class():
+    for name, (target, extra, dep) in backends.BACKENDS.items():
+        module, cls = target.split(":")
+        assert module.startswith("rlvr_boundary.backends.") and cls and extra in (
+            "hf", "vllm", "openai", "ray")
