@@ -120,3 +120,22 @@ def test_task_module_imports_without_torch():
             "import rlvr_boundary.lab.task as t; print(t.trace(t.Problem(1,2,3,6), 'add'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "answer 1+2+3" in out.stdout
+
+
+def test_strategy_view_is_zero_on_an_exact_tilt_and_positive_otherwise():
+    from rlvr_boundary.lab.strategy import mixture_counts, strategy_view
+    from rlvr_boundary.theory.model import tilt
+
+    rng = np.random.default_rng(4)
+    problems = T.make_problems(60, rng)
+    F = T.fitness_matrix(problems)  # (S, X)
+    base = np.tile([40.0, 35.0, 25.0], (60, 1))  # (X, S): the same mixture on every prompt
+    target = tilt(base[0] / base[0].sum(), F, 3.0)
+    model = np.tile(target * 1000, (60, 1))
+    v = strategy_view(F, base, model)
+    assert v["tv"] < 1e-9 and v["per_prompt_tv"] < 1e-9 and abs(v["beta"] - 3.0) < 1e-6
+    assert v["pass1_tilt"] == pytest.approx(v["pass1_measured"])
+    other = np.tile([10.0, 0.0, 90.0], (60, 1))  # away from add: not a tilt towards pass@1
+    assert strategy_view(F, base, other)["tv"] > 0.3
+    c = mixture_counts(["add", "mul", "mixed", None, "add"], [0, 0, 1, 1, 1], 2)
+    assert c.tolist() == [[1, 1, 0], [1, 0, 0]]

@@ -14,6 +14,11 @@ from pathlib import Path
 
 from rlvr_boundary.errors import require
 
+
+def _quiet(tf) -> None:
+    """Our own progress bars say what happens; silence the library's per-file ones."""
+    tf.utils.logging.disable_progress_bar()
+
 #: File written last into a checkpoint folder: its presence means the folder is complete.
 COMPLETE = "LAB_COMPLETE"
 
@@ -71,6 +76,7 @@ def save_checkpoint(model, tokenizer, folder: str | Path, extra: dict | None = N
     import json
     import shutil
 
+    _quiet(require("transformers", "hf", "the lab"))
     folder = Path(folder)
     tmp = folder.with_name(folder.name + ".tmp")
     if tmp.exists():
@@ -94,6 +100,7 @@ def load_checkpoint(folder: str | Path):
     """``(model, tokenizer)`` from an HF folder, in eval mode on CPU."""
     tf = require("transformers", "hf", "the lab")
     folder = Path(folder)
+    _quiet(tf)
     model = tf.AutoModelForCausalLM.from_pretrained(folder)
     tok = tf.AutoTokenizer.from_pretrained(folder)
     model.eval()

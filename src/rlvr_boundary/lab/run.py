@@ -39,17 +39,17 @@ PRESETS: dict[str, dict] = {
     # Mechanics only (CI): every stage runs, numbers are not meant to show anything.
     "quick": {
         "model": {"hidden": 32, "layers": 2, "heads": 4, "mlp": 96},
-        "pretrain": {"traces": 3000, "steps": 120, "batch_size": 64, "lr": 5e-3},
+        "pretrain": {"traces": 3000, "steps": 100, "batch_size": 32, "lr": 1e-2},
         "grpo": {"steps": 6, "prompts_per_step": 8, "group_size": 4, "save_every": 3},
         "eval_prompts": 24, "n_samples": 8, "bootstrap": 200,
     },
     # Experiment 1: RL narrows the boundary.
     "full": {
         "model": {"hidden": 64, "layers": 2, "heads": 4, "mlp": 192},
-        "pretrain": {"traces": 20000, "steps": 400, "batch_size": 64, "lr": 3e-3},
-        "grpo": {"steps": 60, "prompts_per_step": 16, "group_size": 8, "save_every": 20,
-                 "lr": 2e-3},
-        "eval_prompts": 150, "n_samples": 64, "bootstrap": 2000,
+        "pretrain": {"traces": 20000, "steps": 600, "batch_size": 64, "lr": 1e-2},
+        "grpo": {"steps": 40, "prompts_per_step": 16, "group_size": 8, "save_every": 10,
+                 "lr": 1e-3},
+        "eval_prompts": 120, "n_samples": 64, "bootstrap": 2000,
     },
 }
 
@@ -289,15 +289,25 @@ def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
                               "task with three strategies (see docs/lab.md)."])
 
 
-def _strategy_shares(out: Path) -> dict:
+def _strategy_section(cfg: LabConfig, out: Path) -> dict:
+    """Strategy shares of every checkpoint and the strategy view against the tilt."""
     import pyarrow.parquet as pq
 
-    shares = {}
+    from rlvr_boundary.lab.strategy import mixture_counts, strategy_view
+
+    problems = eval_problems(cfg)
+    index = {p.prompt_id: i for i, p in enumerate(problems)}
+    F = T.fitness_matrix(problems)  # (S, X)
+    shares, counts = {}, {}
     for f in sorted((out / "rollouts").glob("part-*.parquet")):
-        t = pq.read_table(f, columns=["model", "strategy"]).to_pydict()
+        t = pq.read_table(f, columns=["model", "prompt_id", "strategy"]).to_pydict()
+        model = t["model"][0]
         vals = [s if s is not None else "none" for s in t["strategy"]]
-        shares[t["model"][0]] = {s: vals.count(s) / len(vals) for s in sorted(set(vals))}
-    return shares
+        shares[model] = {s: vals.count(s) / len(vals) for s in sorted(set(vals))}
+        counts[model] = mixture_counts(t["strategy"], [index[p] for p in t["prompt_id"]],
+                                       len(problems))
+    view = {m: strategy_view(F, counts["base"], c) for m, c in counts.items() if m != "base"}
+    return {"shares": shares, "fbar": F.mean(axis=1), "tilt_view": view}
 
 
 def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict) -> dict:
@@ -321,6 +331,6 @@ def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict
         "gain_budgets": cmp_.get("gain_budgets"),
         "verdict": cmp_["verdict"],
         "pass_at_1_by_checkpoint": {m: audit["pass_at_k"][m][0] for m in audit["models"]},
-        "strategy_shares": _strategy_shares(out),
+        "strategy": _strategy_section(cfg, out),
         "timings": timings,
     }
