@@ -36,10 +36,12 @@ from rlvr_boundary.shaping import ShapingConfig
 
 #: Options of each preset (the fields of :class:`LabConfig` they set).
 PRESETS: dict[str, dict] = {
-    # Mechanics only (CI): every stage runs, numbers are not meant to show anything.
+    # Mechanics (CI): every stage runs at toy size. The base is trained just long enough
+    # to copy the operands (below ~400 steps it never answers correctly, and GRPO with
+    # all-zero rewards would not move the weights).
     "quick": {
-        "model": {"hidden": 32, "layers": 2, "heads": 4, "mlp": 96},
-        "pretrain": {"traces": 3000, "steps": 100, "batch_size": 32, "lr": 1e-2},
+        "model": {"hidden": 64, "layers": 2, "heads": 4, "mlp": 192},
+        "pretrain": {"traces": 5000, "steps": 400, "batch_size": 64, "lr": 1e-2},
         "grpo": {"steps": 6, "prompts_per_step": 8, "group_size": 4, "save_every": 3},
         "eval_prompts": 24, "n_samples": 8, "bootstrap": 200,
     },
