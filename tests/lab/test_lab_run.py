@@ -63,8 +63,8 @@ def test_rollouts_validate_against_the_schema(quick_run):
         assert (v["correct"], v["answer"], v["strategy"]) == (r["correct"], r["answer"],
                                                               r["strategy"])
     counts = reduce_counts(quick_run / "rollouts")
-    assert {c.model for c in counts} == {"base", "step-3", "step-6"}
-    assert all(int(c.n.min()) == 8 for c in counts)
+    assert set(counts) == {"base", "step-3", "step-6"}
+    assert all(int(c.n.min()) == int(c.n.max()) == 8 and len(c) == 24 for c in counts.values())
     man = read_manifest(quick_run / "rollouts")
     assert man["sampling"]["n"] == 8 and man["engine"] == "transformers"
     assert man["schema_version"] and man["tool_version"]

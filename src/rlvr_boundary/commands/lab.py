@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="apply the position advantage shaping at every step")
     r.add_argument("--kl", type=float, default=0.0, metavar="BETA",
                    help="KL-to-base coefficient (0: none)")
+    r.add_argument("--export-example", metavar="DIR",
+                   help="also copy the rollouts and numbers into DIR as the report's 'lab' "
+                        "example (how the shipped example is made)")
     r.add_argument("--threads", type=int, default=1, help="torch CPU threads (1)")
     r.set_defaults(func=run)
 
@@ -43,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
     require("torch", "hf", "the lab")
     require("transformers", "hf", "the lab")
-    from rlvr_boundary.lab.run import LabConfig, run as run_lab
+    from rlvr_boundary.lab.run import LabConfig
+    from rlvr_boundary.lab.run import run as run_lab
     from rlvr_boundary.shaping import ShapingConfig
 
     try:
@@ -65,4 +69,8 @@ def run(args: argparse.Namespace) -> int:
     console.print("time (wall / CPU s): " + ", ".join(
         f"{k} {v['wall_s']:.0f}/{v['cpu_s']:.0f}" for k, v in t.items()))
     console.print(f"wrote {args.out}/report.html and {args.out}/lab_result.json")
+    if args.export_example:
+        from rlvr_boundary.lab.run import export_example
+
+        console.print(f"wrote the example folder {export_example(args.out, args.export_example)}")
     return 0

@@ -139,7 +139,9 @@ class _Clock:
         self.path = path
         self.data = json.loads(path.read_text()) if path.exists() else {}
 
-    def stage(self, name: str):
+    def stage(self, name: str, accumulate: bool = True):
+        """Time a stage; ``accumulate`` adds to the time of earlier (interrupted) attempts,
+        otherwise the stage's time is replaced (a stage that is redone whole)."""
         clock = self
 
         class _Ctx:
@@ -148,7 +150,8 @@ class _Clock:
 
             def __exit__(self, *exc):
                 if exc[0] is None:
-                    old = clock.data.get(name, {"wall_s": 0.0, "cpu_s": 0.0})
+                    old = clock.data.get(name) if accumulate else None
+                    old = old or {"wall_s": 0.0, "cpu_s": 0.0}
                     clock.data[name] = {"wall_s": old["wall_s"] + time.perf_counter() - self.w,
                                         "cpu_s": old["cpu_s"] + time.process_time() - self.c}
                     clock.path.write_text(json.dumps(clock.data, indent=1))
@@ -182,11 +185,58 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
     labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
     with clock.stage("sample"):
         _stage_sample(cfg, out, labels, say, progress)
-    with clock.stage("report"):
+    with clock.stage("report", accumulate=False):
         audit = _stage_report(cfg, out, say)
     doc = write_result(out / "lab_result.json", "lab-run", cfg,
                        _summary(cfg, out, audit, labels, clock.data))
     return doc
+
+
+def export_example(out: str | Path, dest: str | Path) -> Path:
+    """Copy a finished run's rollouts, manifest and numbers into an example folder ``dest``.
+
+    The folder is what ``rlvr-boundary report --example lab`` reads: the rollout
+    shards, ``manifest.json``, ``expected.json`` (the run's ``lab_result.json``
+    numbers, which the tests check against the shards) and a README.
+    """
+    import shutil
+
+    from rlvr_boundary.io.results import read_result
+
+    out, dest = Path(out), Path(dest)
+    doc = read_result(out / "lab_result.json", kind="lab-run")
+    tmp = dest.with_name(dest.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for f in sorted((out / "rollouts").glob("part-*.parquet")):
+        shutil.copy2(f, tmp / f.name)
+    man = json.loads((out / "rollouts" / "manifest.json").read_text(encoding="utf-8"))
+    for m in man.get("models", {}).values():  # paths relative to the run folder
+        p = Path(m["model_path"])
+        m["model_path"] = p.relative_to(out).as_posix() if p.is_relative_to(out) else p.as_posix()
+    (tmp / "manifest.json").write_text(json.dumps(man, indent=1), encoding="utf-8")
+    keep = ("options", "pass_at_1", "pass_at_K", "k_star", "loss_supported_at_K",
+            "pass_at_1_by_checkpoint", "final_checkpoint", "n_problems", "n_samples", "strategy",
+            "tool_version", "schema_version")
+    (tmp / "expected.json").write_text(json.dumps({k: doc[k] for k in keep if k in doc}, indent=1),
+                                       encoding="utf-8")
+    o = doc["options"]
+    (tmp / "README.md").write_text(
+        "# Lab example: a tiny model before and after GRPO\n\n"
+        f"Rollouts of the RLVR lab's `{o['preset']}` preset (seed {o['seed']}): the base model "
+        f"and {len(doc['pass_at_1_by_checkpoint']) - 1} GRPO checkpoints, "
+        f"{doc['n_problems']} held-out problems x {doc['n_samples']} samples each, with texts, "
+        "answers, verdicts, strategies and token summaries.\n\n"
+        "Source: synthetic task and models trained from scratch by rlvr-boundary's lab "
+        "(Apache-2.0); no external data.\n\n"
+        "Regenerate (seeded; the numbers in expected.json are re-derived by the tests):\n\n"
+        "    rlvr-boundary lab run --preset full --out lab-full "
+        "--export-example src/rlvr_boundary/examples/data/lab\n", encoding="utf-8")
+    if dest.exists():
+        shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest
 
 
 def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
@@ -257,7 +307,8 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
                      "max_tokens": params.max_new_tokens, "seed": params.seed,
                      "n": cfg.n_samples},
         "logprobs_mode": "raw", "position_bins": params.position_bins,
-        "models": {lab: {"model_path": str(p), "model_hash": sha256_of(p / "model.safetensors")}
+        "models": {lab: {"model_path": p.relative_to(out).as_posix(),
+                         "model_hash": sha256_of(p / "model.safetensors")}
                    for lab, p in labels.items()},
         "verifier": {"name": "rlvr-boundary lab task", "version": "1"},
         "source": "rlvr-boundary lab (synthetic task, models trained from scratch)",
