@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = verbs.add_parser("run", help="run (or resume) a lab experiment",
                          description="Run (or resume) a lab experiment in --out.")
     r.add_argument("--preset", default="quick", choices=["quick", "full"],
-                   help="quick: every stage at toy size, in about a minute (CI); "
+                   help="quick: every stage at toy size, about 40 CPU seconds (CI); "
                         "full: the experiment at its reported size (default: quick)")
     r.add_argument("--experiment", default="narrowing", choices=["narrowing"],
                    help="narrowing: RL raises pass@1 and narrows pass@k at large k (default)")
