@@ -107,6 +107,7 @@ def test_grpo_config_is_validated():
         ModelConfig(hidden=30, heads=4)
 
 
+@pytest.mark.slow
 def test_grpo_steps_run_resume_and_use_the_shaping_estimator(tok, tmp_path):
     """Three steps, stop, resume to five: the resumed run equals an uninterrupted one."""
     cfg = dict(prompts_per_step=4, group_size=4, max_new_tokens=24, save_every=3, lr=1e-3,
