@@ -164,3 +164,27 @@ def test_sampler_rows_carry_token_summaries(tok):
 def test_encode_refuses_too_long(tok):
     with pytest.raises(ValueError, match="max_len"):
         encode(tok, ["make 1 from 1 1 1:"], [T.trace(T.Problem(1, 1, 1, 1), "add")], max_len=5)
+
+
+def test_lab_config_presets_and_validation(tmp_path):
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.lab.run import PRESETS, LabConfig, eval_problems
+
+    for name in PRESETS:
+        cfg = LabConfig.from_preset(name, seed=3)
+        assert cfg.preset == name and cfg.pretrain.seed == 3 and cfg.grpo.seed == 3
+    cfg = LabConfig.from_preset("quick", shaping={"estimator": "rloo"}, kl_coef=0.2)
+    assert cfg.grpo.shaping.estimator == "rloo" and cfg.grpo.kl_coef == 0.2
+    with pytest.raises(ValueError):
+        LabConfig(preset="huge")
+    with pytest.raises(ValueError):
+        LabConfig(n_samples=1)
+    # audit problems: distinct, held out from RL's triples, fixed by the seed
+    probs = eval_problems(LabConfig.from_preset("full"))
+    tr, _ = T.eval_split(200, seed=0)
+    assert len({p.prompt_id for p in probs}) == len(probs) == 120
+    assert not {(p.a, p.b, p.c) for p in probs} & set(tr)
+    assert probs == eval_problems(LabConfig.from_preset("full"))
+    # bad options are input errors (exit 2), before any work
+    assert main(["lab", "run", "--estimator", "passk", "--out", str(tmp_path / "x")]) == 2
+    assert not (tmp_path / "x").exists()
