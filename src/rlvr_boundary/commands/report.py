@@ -25,8 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     io = p.add_argument_group("inputs")
     io.add_argument("inputs", nargs="*", metavar="ROLLOUTS",
                     help="rollout tables or count files (Parquet, JSONL, CSV, shard dirs, adapters)")
-    io.add_argument("--example", action="store_true",
-                    help="run on the embedded DeepScaleR example (real counts, 1,060 problems)")
+    io.add_argument("--example", nargs="?", const="deepscaler32k", default=None,
+                    choices=["deepscaler32k", "lab"], metavar="NAME",
+                    help="run on an embedded example: deepscaler32k (default; real counts, "
+                         "1,060 problems) or lab (the RLVR lab's rollouts with texts)")
     io.add_argument("--from", dest="from_result", metavar="RESULT",
                     help="redraw the page from a report's JSON result file (no inputs read, "
                          "nothing recomputed)")
@@ -96,13 +98,17 @@ def compute(args: argparse.Namespace, out) -> dict:
     if args.example:
         if paths:
             raise InputError("give either --example or input files, not both")
-        from rlvr_boundary.examples import example_dir, example_files
+        from rlvr_boundary.examples import EXAMPLES, example_dir, example_files
 
-        ex = example_files("deepscaler32k")
-        paths = [ex["base"], ex["rl"]]
-        labels = {str(ex["base"]): ex["base_label"], str(ex["rl"]): ex["rl_label"]}
-        args.base = args.base or ex["base_label"]
-        readme = (example_dir("deepscaler32k") / "README.md").read_text(encoding="utf-8")
+        if args.example == "lab":
+            paths = [example_dir("lab")]
+            args.base = args.base or EXAMPLES["lab"]["base_label"]
+        else:
+            ex = example_files("deepscaler32k")
+            paths = [ex["base"], ex["rl"]]
+            labels = {str(ex["base"]): ex["base_label"], str(ex["rl"]): ex["rl_label"]}
+            args.base = args.base or ex["base_label"]
+        readme = (example_dir(args.example) / "README.md").read_text(encoding="utf-8")
         notes.append("Example data: " + " ".join(
             line.strip() for line in readme.split("Source:", 1)[-1].split("\n\n")[0].splitlines()))
     if not paths:

@@ -9,6 +9,11 @@
     The 500-problem MATH test split with official solutions and gold answers
     (Hendrycks et al. 2021, MIT licence), as distributed with the limit-of-RLVR
     evaluation code: real gold answers for the verifiers.
+``lab``
+    Rollouts of the RLVR lab (``rlvr-boundary lab run --preset full``): a tiny
+    model trained from scratch, its base and GRPO checkpoints on a synthetic
+    task with three readable strategies; texts, answers, strategies and token
+    summaries. Made by rlvr-boundary, no external data.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ EXAMPLES = {
         "rl_label": "DeepScaleR-1.5B-Preview",
     },
     "math500": {"problems": "test.jsonl"},
+    # One shard directory holding every model (base and the step-N checkpoints).
+    "lab": {"rollouts": ".", "base_label": "base"},
 }
 
 

@@ -1,0 +1,76 @@
+"""``rlvr-boundary lab run``: train a tiny model from scratch, RL it, audit what RL did."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "lab",
+        help="the RLVR lab: pretrain a tiny model, run GRPO, sample and audit every checkpoint",
+        description="Trains a tiny Llama from scratch on CPU on a synthetic task with three "
+                    "solution strategies readable from the text, runs GRPO on it, samples the "
+                    "base and every checkpoint, verifies, and writes rollouts, the audit "
+                    "report and lab_result.json. Every stage resumes where it stopped.")
+    verbs = p.add_subparsers(dest="lab_command", required=True, metavar="VERB")
+    r = verbs.add_parser("run", help="run (or resume) a lab experiment",
+                         description="Run (or resume) a lab experiment in --out.")
+    r.add_argument("--preset", default="quick", choices=["quick", "full"],
+                   help="quick: every stage at toy size, about 40 CPU seconds (CI); "
+                        "full: the experiment at its reported size (default: quick)")
+    r.add_argument("--experiment", default="narrowing", choices=["narrowing"],
+                   help="narrowing: RL raises pass@1 and narrows pass@k at large k (default)")
+    r.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
+    r.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
+    r.add_argument("--estimator", default="grpo",
+                   choices=["grpo", "dr_grpo", "rloo", "reinforce_pp", "reinforce_pp_baseline",
+                            "passk"], help="advantage estimator of the RL stage (grpo)")
+    r.add_argument("--passk-k", type=int, metavar="K", help="k of the passk estimator")
+    r.add_argument("--perplexity-shaping", action="store_true",
+                   help="apply the perplexity advantage shaping (alpha 0.01)")
+    r.add_argument("--position-shaping", action="store_true",
+                   help="apply the position advantage shaping at every step")
+    r.add_argument("--kl", type=float, default=0.0, metavar="BETA",
+                   help="KL-to-base coefficient (0: none)")
+    r.add_argument("--export-example", metavar="DIR",
+                   help="also copy the rollouts and numbers into DIR as the report's 'lab' "
+                        "example (how the shipped example is made)")
+    r.add_argument("--threads", type=int, default=1, help="torch CPU threads (1)")
+    r.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rlvr_boundary.console import console
+    from rlvr_boundary.errors import InputError, require
+
+    require("torch", "hf", "the lab")
+    require("transformers", "hf", "the lab")
+    from rlvr_boundary.lab.run import LabConfig
+    from rlvr_boundary.lab.run import run as run_lab
+    from rlvr_boundary.shaping import ShapingConfig
+
+    try:
+        shaping = ShapingConfig(estimator=args.estimator, k=args.passk_k,
+                                perplexity=args.perplexity_shaping,
+                                position=args.position_shaping,
+                                pos_window=None if args.position_shaping else (200, 300))
+        cfg = LabConfig.from_preset(args.preset, experiment=args.experiment, seed=args.seed,
+                                    threads=args.threads, shaping=shaping, kl_coef=args.kl)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    doc = run_lab(cfg, args.out, console=console)
+    console.print(f"pass@1: base {doc['pass_at_1']['base']:.3f}, "
+                  f"{doc['final_checkpoint']} {doc['pass_at_1']['rl']:.3f}; "
+                  f"pass@{doc['pass_at_K']['K']}: base {doc['pass_at_K']['base']:.3f}, "
+                  f"{doc['final_checkpoint']} {doc['pass_at_K']['rl']:.3f}")
+    console.print(doc["verdict"])
+    t = doc["timings"]
+    console.print("time (wall / CPU s): " + ", ".join(
+        f"{k} {v['wall_s']:.0f}/{v['cpu_s']:.0f}" for k, v in t.items()))
+    console.print(f"wrote {args.out}/report.html and {args.out}/lab_result.json")
+    if args.export_example:
+        from rlvr_boundary.lab.run import export_example
+
+        console.print(f"wrote the example folder {export_example(args.out, args.export_example)}")
+    return 0

@@ -1,0 +1,12 @@
+"""The RLVR lab: a tiny model trained from scratch on CPU that reproduces the papers' phenomena.
+
+Read top to bottom: :mod:`.task` (the strategy-labelled task, parser, verifier),
+:mod:`.tokenizer` and :mod:`.model` (a tiny Llama with a locally trained
+tokenizer, saved as a Hugging Face folder), :mod:`.pretrain` (next-token
+pretraining on a mixture of strategy traces: the base model), :mod:`.grpo` (GRPO
+with the shaping package's estimators), :mod:`.sample` (sampling a checkpoint
+into rollout rows) and :mod:`.run` (the resumable pipeline behind
+``rlvr-boundary lab run``).
+
+Only :mod:`.task` is importable without torch; the others need the ``hf`` extra.
+"""

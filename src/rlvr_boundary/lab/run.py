@@ -1,0 +1,389 @@
+"""The lab pipeline behind ``rlvr-boundary lab run``: pretrain, RL, sample, verify, audit.
+
+Stages, each resumable (a finished stage is skipped on restart, a killed one
+redone from its last checkpoint):
+
+1. ``base/``: train the tokenizer, pretrain the tiny Llama on strategy traces.
+2. ``rl/step-N/``: GRPO from the base; a checkpoint every ``save_every`` steps
+   (weights, tokenizer, optimizer state and the training log).
+3. ``rollouts/``: sample every checkpoint (and the base) on held-out problems,
+   with token statistics, verify, and write one Parquet shard per checkpoint
+   (canonical rollout columns plus ``strategy``).
+4. ``report.html``: the audit report of the rollouts (``rlvr-boundary report``).
+5. ``lab_result.json``: the experiment's numbers, options, seeds and the wall and
+   CPU time of every stage.
+
+Each stage writes only through temporary names renamed at the end, so a
+directory never looks finished when it is not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rlvr_boundary.errors import InputError, require
+from rlvr_boundary.lab import task as T
+from rlvr_boundary.lab.grpo import GRPOConfig
+from rlvr_boundary.lab.model import ModelConfig
+from rlvr_boundary.lab.pretrain import PretrainConfig
+from rlvr_boundary.shaping import ShapingConfig
+
+#: Options of each preset (the fields of :class:`LabConfig` they set).
+PRESETS: dict[str, dict] = {
+    # Mechanics (CI): every stage runs at toy size. The base is trained just long enough
+    # to copy the operands (below ~400 steps it never answers correctly, and GRPO with
+    # all-zero rewards would not move the weights).
+    "quick": {
+        "model": {"hidden": 64, "layers": 2, "heads": 4, "mlp": 192},
+        "pretrain": {"traces": 5000, "steps": 400, "batch_size": 64, "lr": 1e-2},
+        "grpo": {"steps": 6, "prompts_per_step": 8, "group_size": 4, "save_every": 3},
+        "eval_prompts": 24, "n_samples": 8, "bootstrap": 200,
+    },
+    # Experiment 1: RL narrows the boundary.
+    "full": {
+        "model": {"hidden": 64, "layers": 2, "heads": 4, "mlp": 192},
+        "pretrain": {"traces": 20000, "steps": 600, "batch_size": 64, "lr": 1e-2},
+        "grpo": {"steps": 40, "prompts_per_step": 16, "group_size": 8, "save_every": 10,
+                 "lr": 1e-3},
+        "eval_prompts": 120, "n_samples": 64, "bootstrap": 2000,
+    },
+}
+
+EXPERIMENTS = ("narrowing",)
+
+
+@dataclass
+class LabConfig:
+    """Options of one lab run (written to ``lab_config.json`` and every result)."""
+
+    preset: str = "quick"
+    """quick (mechanics, CI) or full (experiment 1)."""
+    experiment: str = "narrowing"
+    """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k)."""
+    seed: int = 0
+    """Seed of the corpus, the initialisation, the problem draws and the sampling."""
+    model: ModelConfig = field(default_factory=ModelConfig)
+    """Size of the tiny Llama."""
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    """Pretraining options."""
+    grpo: GRPOConfig = field(default_factory=GRPOConfig)
+    """RL options (estimator and shapings inside)."""
+    n_eval_triples: int = 200
+    """Digit triples held out from RL; the audit's problems use only these."""
+    eval_prompts: int = 150
+    """Distinct held-out problems the audit samples."""
+    n_samples: int = 64
+    """Samples per problem and checkpoint (the largest k of the audit)."""
+    bootstrap: int = 2000
+    """Gaussian multipliers of the simultaneous band."""
+    threads: int = 1
+    """Torch CPU threads (1: on a shared machine, more threads mostly spin and wait)."""
+
+    def __post_init__(self) -> None:
+        for name, cls in (("model", ModelConfig), ("pretrain", PretrainConfig),
+                          ("grpo", GRPOConfig)):
+            if isinstance(getattr(self, name), dict):
+                setattr(self, name, cls(**getattr(self, name)))
+        if self.preset not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}; known: {sorted(PRESETS)}")
+        if self.experiment not in EXPERIMENTS:
+            raise ValueError(f"unknown experiment {self.experiment!r}; known: {list(EXPERIMENTS)}")
+        for name in ("eval_prompts", "n_samples", "bootstrap", "threads", "n_eval_triples"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if self.n_samples < 2 or self.bootstrap < 2:
+            raise ValueError("n_samples and bootstrap must be >= 2")
+
+    @classmethod
+    def from_preset(cls, preset: str, **overrides) -> "LabConfig":
+        """The preset's options, with ``overrides`` (top-level fields) on top."""
+        if preset not in PRESETS:
+            raise ValueError(f"unknown preset {preset!r}; known: {sorted(PRESETS)}")
+        p = PRESETS[preset]
+        seed = overrides.get("seed", 0)
+        grpo = dict(p["grpo"])
+        if "shaping" in overrides:
+            grpo["shaping"] = overrides.pop("shaping")
+        if "kl_coef" in overrides:
+            grpo["kl_coef"] = overrides.pop("kl_coef")
+        kw = {k: v for k, v in p.items() if k not in ("model", "pretrain", "grpo")}
+        kw.update(overrides)
+        return cls(preset=preset, model=ModelConfig(**p["model"]),
+                   pretrain=PretrainConfig(**p["pretrain"], seed=seed),
+                   grpo=GRPOConfig(**grpo, seed=seed), **kw)
+
+
+def eval_problems(cfg: LabConfig) -> list[T.Problem]:
+    """The audit's distinct held-out problems (fixed by the seed)."""
+    _, ev = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
+    rng = np.random.default_rng([cfg.seed, 7])
+    seen: dict[str, T.Problem] = {}
+    while len(seen) < cfg.eval_prompts:
+        for p in T.make_problems(cfg.eval_prompts, rng, triples=ev):
+            if len(seen) < cfg.eval_prompts:
+                seen.setdefault(p.prompt_id, p)
+    return list(seen.values())
+
+
+class _Clock:
+    """Wall and CPU seconds of each stage, kept in ``timings.json`` across resumes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = json.loads(path.read_text()) if path.exists() else {}
+
+    def stage(self, name: str, accumulate: bool = True):
+        """Time a stage; ``accumulate`` adds to the time of earlier (interrupted) attempts,
+        otherwise the stage's time is replaced (a stage that is redone whole)."""
+        clock = self
+
+        class _Ctx:
+            def __enter__(self):
+                self.w, self.c = time.perf_counter(), time.process_time()
+
+            def __exit__(self, *exc):
+                if exc[0] is None:
+                    old = clock.data.get(name) if accumulate else None
+                    old = old or {"wall_s": 0.0, "cpu_s": 0.0}
+                    clock.data[name] = {"wall_s": old["wall_s"] + time.perf_counter() - self.w,
+                                        "cpu_s": old["cpu_s"] + time.process_time() - self.c}
+                    clock.path.write_text(json.dumps(clock.data, indent=1))
+        return _Ctx()
+
+
+def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
+    """Run (or resume) the lab in ``out``; return the ``lab_result.json`` document."""
+    torch = require("torch", "hf", "the lab")
+    from rlvr_boundary.console import progress
+    from rlvr_boundary.io.results import to_jsonable, write_result
+
+    say = console.print if console is not None else (lambda *a, **k: None)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    options = to_jsonable(dataclasses.asdict(cfg))
+    cfg_path = out / "lab_config.json"
+    if cfg_path.exists():
+        if json.loads(cfg_path.read_text(encoding="utf-8")) != json.loads(json.dumps(options)):
+            raise InputError("this folder holds a lab run with different options; "
+                             "use a new --out to start another", path=cfg_path)
+    else:
+        cfg_path.write_text(json.dumps(options, indent=1), encoding="utf-8")
+    torch.set_num_threads(cfg.threads)
+    clock = _Clock(out / "timings.json")
+
+    with clock.stage("pretrain"):
+        _stage_base(cfg, out, say, progress)
+    with clock.stage("rl"):
+        steps = _stage_rl(cfg, out, say, progress)
+    labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
+    with clock.stage("sample"):
+        _stage_sample(cfg, out, labels, say, progress)
+    with clock.stage("report", accumulate=False):
+        audit = _stage_report(cfg, out, say)
+    doc = write_result(out / "lab_result.json", "lab-run", cfg,
+                       _summary(cfg, out, audit, labels, clock.data))
+    return doc
+
+
+def export_example(out: str | Path, dest: str | Path) -> Path:
+    """Copy a finished run's rollouts, manifest and numbers into an example folder ``dest``.
+
+    The folder is what ``rlvr-boundary report --example lab`` reads: the rollout
+    shards, ``manifest.json``, ``expected.json`` (the run's ``lab_result.json``
+    numbers, which the tests check against the shards) and a README.
+    """
+    import shutil
+
+    from rlvr_boundary.io.results import read_result
+
+    out, dest = Path(out), Path(dest)
+    doc = read_result(out / "lab_result.json", kind="lab-run")
+    tmp = dest.with_name(dest.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    for f in sorted((out / "rollouts").glob("part-*.parquet")):
+        shutil.copy2(f, tmp / f.name)
+    man = json.loads((out / "rollouts" / "manifest.json").read_text(encoding="utf-8"))
+    for m in man.get("models", {}).values():  # paths relative to the run folder
+        p = Path(m["model_path"])
+        m["model_path"] = p.relative_to(out).as_posix() if p.is_relative_to(out) else p.as_posix()
+    (tmp / "manifest.json").write_text(json.dumps(man, indent=1), encoding="utf-8")
+    keep = ("options", "pass_at_1", "pass_at_K", "k_star", "loss_supported_at_K",
+            "pass_at_1_by_checkpoint", "final_checkpoint", "n_problems", "n_samples", "strategy",
+            "tool_version", "schema_version")
+    (tmp / "expected.json").write_text(json.dumps({k: doc[k] for k in keep if k in doc}, indent=1),
+                                       encoding="utf-8")
+    o = doc["options"]
+    (tmp / "README.md").write_text(
+        "# Lab example: a tiny model before and after GRPO\n\n"
+        f"Rollouts of the RLVR lab's `{o['preset']}` preset (seed {o['seed']}): the base model "
+        f"and {len(doc['pass_at_1_by_checkpoint']) - 1} GRPO checkpoints, "
+        f"{doc['n_problems']} held-out problems x {doc['n_samples']} samples each, with texts, "
+        "answers, verdicts, strategies and token summaries.\n\n"
+        "Source: synthetic task and models trained from scratch by rlvr-boundary's lab "
+        "(Apache-2.0); no external data.\n\n"
+        "Regenerate (seeded; the numbers in expected.json are re-derived by the tests):\n\n"
+        "    rlvr-boundary lab run --preset full --out lab-full "
+        "--export-example src/rlvr_boundary/examples/data/lab\n", encoding="utf-8")
+    if dest.exists():
+        shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest
+
+
+def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
+    from rlvr_boundary.lab.model import build_model, is_complete, save_checkpoint
+    from rlvr_boundary.lab.pretrain import corpus, pretrain
+    from rlvr_boundary.lab.tokenizer import train_tokenizer
+
+    if is_complete(out / "base"):
+        say("base model: done (resumed)")
+        return
+    prompts, comps = corpus(2000, np.random.default_rng([cfg.seed, 1]))
+    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)])
+    model = build_model(cfg.model, tok, seed=cfg.seed)
+    with progress() as bar:
+        task = bar.add_task("pretraining the base model", total=cfg.pretrain.steps)
+        losses = pretrain(model, tok, cfg.pretrain, max_len=cfg.model.max_len,
+                          progress=lambda s, loss: bar.update(task, completed=s))
+    save_checkpoint(model, tok, out / "base", extra={"stage": "pretrain",
+                                                     "final_loss": float(np.mean(losses[-20:]))})
+    say(f"base model: pretrained {cfg.pretrain.steps} steps, final loss {np.mean(losses[-20:]):.3f}")
+
+
+def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
+    from rlvr_boundary.lab import grpo as G
+    from rlvr_boundary.lab.model import load_checkpoint, save_checkpoint
+
+    g = cfg.grpo
+    steps = sorted({*range(g.save_every, g.steps + 1, g.save_every), g.steps})
+    rl = out / "rl"
+    rl.mkdir(exist_ok=True)
+    marker = rl / "last_step"
+    if marker.exists() and int(marker.read_text()) == g.steps:
+        say("RL: done (resumed)")
+        return steps
+    model, tok = load_checkpoint(out / "base")
+    ref = load_checkpoint(out / "base")[0] if g.kl_coef > 0 else None
+    tr, _ = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
+    with progress() as bar:
+        task = bar.add_task("GRPO", total=g.steps)
+
+        def tick(step, rec):
+            bar.update(task, completed=step,
+                       description=f"GRPO (reward {rec['reward']:.2f})")
+
+        log = G.train(model, tok, g, tr, rl, ref_model=ref, progress=tick,
+                      save=lambda m, s: save_checkpoint(m, tok, rl / f"step-{s}",
+                                                        extra={"stage": "rl", "step": s}))
+    tail = log[-max(1, g.steps // 10):]
+    say(f"RL: {g.steps} steps, mean reward of the last {len(tail)}: "
+        f"{np.mean([r['reward'] for r in tail]):.3f}")
+    return steps
+
+
+def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> None:
+    import pyarrow as pa
+    import transformers
+
+    from rlvr_boundary.io.rollouts import sha256_of, validate_batch
+    from rlvr_boundary.io.store import ShardedWriter
+    from rlvr_boundary.lab.model import load_checkpoint
+    from rlvr_boundary.lab.sample import SamplingParams, generate
+
+    problems = eval_problems(cfg)
+    params = SamplingParams(max_new_tokens=cfg.grpo.max_new_tokens, seed=cfg.seed)
+    manifest = {
+        "engine": "transformers", "engine_version": transformers.__version__,
+        "sampling": {"temperature": params.temperature, "top_p": 1.0, "top_k": 0,
+                     "max_tokens": params.max_new_tokens, "seed": params.seed,
+                     "n": cfg.n_samples},
+        "logprobs_mode": "raw", "position_bins": params.position_bins,
+        "models": {lab: {"model_path": p.relative_to(out).as_posix(),
+                         "model_hash": sha256_of(p / "model.safetensors")}
+                   for lab, p in labels.items()},
+        "verifier": {"name": "rlvr-boundary lab task", "version": "1"},
+        "source": "rlvr-boundary lab (synthetic task, models trained from scratch)",
+        "dataset": [p.prompt_id for p in problems],
+    }
+    writer = ShardedWriter(out / "rollouts", manifest,
+                           must_match=("sampling", "models", "dataset"))
+    todo = [lab for lab in labels if lab not in writer.done()]
+    with progress() as bar:
+        for lab in todo:
+            model, tok = load_checkpoint(labels[lab])  # the HF folder loads back as it is
+            task = bar.add_task(f"sampling {lab}", total=len(problems) * cfg.n_samples)
+            rows = generate(model, tok, [p.prompt for p in problems], cfg.n_samples, params,
+                            progress=lambda done: bar.update(task, completed=done))
+            for r in rows:
+                p = problems[r.pop("prompt_index")]
+                r.update(prompt_id=p.prompt_id, model=lab, **T.verify(p, r["text"]))
+            table = pa.Table.from_pylist(rows)
+            writer.write(lab, validate_batch(table, out / "rollouts", 1))
+    writer.finish({"models": list(labels)})
+    say(f"sampled {len(labels)} models x {len(problems)} problems x {cfg.n_samples}")
+
+
+def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
+    from rlvr_boundary.analysis.audit import ReportOptions
+    from rlvr_boundary.report import make_report
+
+    opts = ReportOptions(base="base", bootstrap=cfg.bootstrap, seed=cfg.seed)
+    return make_report([out / "rollouts"], out / "report.html", opts,
+                       notes=["Lab run: a tiny model trained from scratch on a synthetic "
+                              "task with three strategies (see docs/lab.md)."])
+
+
+def _strategy_section(cfg: LabConfig, out: Path) -> dict:
+    """Strategy shares of every checkpoint and the strategy view against the tilt."""
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.lab.strategy import mixture_counts, strategy_view
+
+    problems = eval_problems(cfg)
+    index = {p.prompt_id: i for i, p in enumerate(problems)}
+    F = T.fitness_matrix(problems)  # (S, X)
+    shares, counts = {}, {}
+    for f in sorted((out / "rollouts").glob("part-*.parquet")):
+        t = pq.read_table(f, columns=["model", "prompt_id", "strategy"]).to_pydict()
+        model = t["model"][0]
+        vals = [s if s is not None else "none" for s in t["strategy"]]
+        shares[model] = {s: vals.count(s) / len(vals) for s in sorted(set(vals))}
+        counts[model] = mixture_counts(t["strategy"], [index[p] for p in t["prompt_id"]],
+                                       len(problems))
+    view = {m: strategy_view(F, counts["base"], c) for m, c in counts.items() if m != "base"}
+    return {"shares": shares, "fbar": F.mean(axis=1), "tilt_view": view}
+
+
+def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict) -> dict:
+    last = list(labels)[-1]
+    cmp_ = audit["comparisons"][last]
+    ks = list(cmp_["ks"])
+    K = ks[-1]
+    pk = cmp_["pass_at_k"]
+    return {
+        "experiment": cfg.experiment,
+        "final_checkpoint": last,
+        "n_problems": audit["n_prompts"],
+        "n_samples": cfg.n_samples,
+        "pass_at_1": {"base": pk["base"][0], "rl": pk[last][0]},
+        "pass_at_K": {"K": K, "base": pk["base"][-1], "rl": pk[last][-1]},
+        "gain_at_1_points": 100 * (pk[last][0] - pk["base"][0]),
+        "loss_at_K_points": 100 * (pk["base"][-1] - pk[last][-1]),
+        "k_star": cmp_["k_star"],
+        "loss_supported_at_K": K in (cmp_.get("loss_budgets") or []),
+        "loss_budgets": cmp_.get("loss_budgets"),
+        "gain_budgets": cmp_.get("gain_budgets"),
+        "verdict": cmp_["verdict"],
+        "pass_at_1_by_checkpoint": {m: audit["pass_at_k"][m][0] for m in audit["models"]},
+        "strategy": _strategy_section(cfg, out),
+        "timings": timings,
+    }
