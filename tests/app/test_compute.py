@@ -66,14 +66,26 @@ def test_count_pair_errors_name_the_line(text, line, needle):
 
 def test_rate_errors_are_the_cli_errors(tmp_path):
     """A malformed paste gets the message ``rlvr-boundary price`` prints for that file."""
-    from rlvr_boundary.analysis.price import PriceOptions, diagnose_text
+    from rlvr_boundary.analysis.options import PriceOptions
+    from rlvr_boundary.analysis.price import diagnose
+    from rlvr_boundary.io.formats import read_price_table
+
+    def cli_price(path):  # what ``rlvr-boundary price FILE`` runs
+        opts = PriceOptions()
+        kind, _, values, source = read_price_table(path, opts.kind)
+        try:
+            return diagnose(kind, values, opts)
+        except InputError as exc:
+            exc.path = exc.path or source
+            exc.args = (str(exc),)
+            raise
 
     for text in ("0.5 0.6\nabc 0.3\n", "0.5 0.6\n1.5 0.2\n", "0.5 0.6 0.7 0.1 0.2\n",
                  "k a b\n4 .2 .3\n1 .1 .2\n"):
         f = tmp_path / "t.txt"
         f.write_text(text)
         with pytest.raises(InputError) as cli:
-            diagnose_text(text, str(f), PriceOptions())
+            cli_price(str(f))
         with pytest.raises(InputError) as app:
             C.paste_job(text, "auto", ("", ""), {"bootstrap": 10}, str(tmp_path))
         assert str(app.value) == str(cli.value).replace(str(f), PASTE_SOURCE)

@@ -54,3 +54,24 @@ def test_shaping_page_has_one_field_per_value():
     for i, v in enumerate(res["perplexity"]["multiplier"]):
         assert f'<span data-field="multiplier-{i}">{v:.4f}</span>' in html
     assert 'data-field="position_active">active<' in html
+
+
+def test_audit_sentences_are_the_reports(tmp_path):
+    """The app's verdict, band and coverage sentences are the report page's, word for word."""
+    from html import escape
+
+    from rlvr_boundary.report import words as W
+
+    text = "".join(f"{(3 * j) % 9}/8 {(5 * j + 2) % 9}/8\n" for j in range(12))
+    res = C.paste_job(text, "counts", ("base", "RL"), {"bootstrap": 50}, str(tmp_path))
+    a, html = res["audit"], render.result(res)
+    c = a["comparisons"]["RL"]
+    lines = W.summary_lines(a)
+    assert lines[0].startswith("RL: ")
+    for sentence in [*lines, W.band_sentence(c), W.crossings_sentence(c),
+                     W.coverage_rule(a["coverage"])]:
+        assert escape(sentence) in html
+    fl = c["first_loss_set"]
+    want = "none" if not fl else escape(
+        f"k = {fl[0]} to {'beyond the grid' if fl[1] is None else fl[1]}")
+    assert f'<span data-field="first_loss_set">{want}</span>' in html

@@ -186,3 +186,13 @@ class PriceOptions:
         if grid == "pow2":
             grid = [2 ** i for i in range(11)]
         self.grid = grid
+
+
+@dataclass
+class FrontierOptions:
+    """Options of ``rlvr-boundary theory frontier`` (and the app's strategy-matrix tab)."""
+
+    taus: int = 21
+    """Number of floors tau, evenly spaced on [0, 1]."""
+    kmax: int = 1024
+    """Largest budget of the worst pass@k loss (powers of two up to kmax)."""

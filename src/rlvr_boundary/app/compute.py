@@ -7,15 +7,18 @@ analysis API changes, only this file changes:
 
 - pasted per-prompt counts (``c/n`` cells or four integer columns) and uploaded
   count, rollout or other tools' files -> the audit report
-  (:func:`rlvr_boundary.report.make_report` with
-  :class:`rlvr_boundary.analysis.audit.ReportOptions`): unbiased pass@k, the
-  simultaneous band, crossings and bound, k*, price, coverage, support and the
-  budget advisor, plus the HTML report, the JSON and the figures;
+  (:func:`rlvr_boundary.report.build.make_report` with
+  :class:`rlvr_boundary.analysis.options.ReportOptions`, then
+  :func:`rlvr_boundary.report.build.render_report`, which draws the page from
+  the result document alone): unbiased pass@k, the simultaneous band,
+  crossings and bound, k*, price, coverage, support and the budget advisor,
+  plus the HTML report, the JSON and the figures;
 - pasted success rates or a printed pass@k curve -> the count-free price
-  diagnostic (:func:`rlvr_boundary.analysis.price.diagnose_text`), exactly as
-  ``rlvr-boundary price`` runs it;
-- a strategy matrix -> the No Free Lunch diagnosis and price frontier
-  (:mod:`rlvr_boundary.theory`);
+  diagnostic (:func:`rlvr_boundary.io.formats.parse_price_table`, then
+  :func:`rlvr_boundary.analysis.price.diagnose`), exactly as ``rlvr-boundary
+  price`` runs it;
+- a strategy matrix (:func:`rlvr_boundary.io.matrix.parse_matrix`) -> the No
+  Free Lunch diagnosis and price frontier (:mod:`rlvr_boundary.theory`);
 - the shaping explorer -> :mod:`rlvr_boundary.shaping`.
 
 Design decisions:
@@ -26,6 +29,10 @@ Design decisions:
 - Errors in the input raise :class:`rlvr_boundary.errors.InputError` with the
   same text the CLI prints; a pasted table is named "pasted table" where the
   CLI would name the file.
+- Inputs are loaded by :func:`rlvr_boundary.io.inputs.load_inputs` (the format
+  is detected once per file, as the CLI does).
+- Every sentence a reader sees that the CLI or the report also says comes from
+  :mod:`rlvr_boundary.report.words`.
 - Uploads are read by the library's readers only (JSON, CSV, Arrow/Parquet):
   nothing is executed or unpickled. Sizes and row counts are checked before
   any reader sees the file.
@@ -40,12 +47,13 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from rlvr_boundary.analysis.pairwise import format_ranges  # noqa: F401 (re-export)
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_path  # noqa: F401 (re-export)
+from rlvr_boundary.report import words  # noqa: F401 (re-export)
 
 # Re-exported for the rest of the app, so that it imports nothing else from the library:
-# format_ranges (budget lists written as ranges) and atomic_path (figure files).
+# words (every sentence the report also says, e.g. words.ranges for budget lists) and
+# atomic_path (figure files).
 
 #: How a pasted table is named in messages (the CLI names the file instead).
 PASTE_SOURCE = "pasted table"
@@ -317,19 +325,21 @@ def check_cells(prompts: int, budgets: int, max_cells: int) -> None:
                             "locally", field="ks")
 
 
-def _check_audit_size(paths: list[Path], settings: dict) -> None:
-    from rlvr_boundary.io.formats import load_counts
+def _check_audit_size(paths: list[Path], opts, max_cells: int | None) -> None:
+    from rlvr_boundary.io.inputs import load_inputs
 
-    max_cells = settings.get("max_cells")
     if not max_cells:
         return
-    spec = settings.get("ks")
+    c = opts.compare
+    spec = c.ks
     check_cells(1, grid_size(spec), max_cells)
+    # Counts only (no per-sample facts): the same loader, format detection and labels as the
+    # report, so a file it would refuse is refused here with the same message.
+    inputs = load_inputs(paths, fmt=c.format, labels=c.labels, choices=c.adapter_choices())
     prompts, n_min = 0, None
-    for p in paths:
-        for ct in load_counts(p, fmt=settings.get("format", "auto")):
-            prompts = max(prompts, len(ct))
-            n_min = int(ct.n.min()) if n_min is None else min(n_min, int(ct.n.min()))
+    for ct in inputs.counts:
+        prompts = max(prompts, len(ct))
+        n_min = int(ct.n.min()) if n_min is None else min(n_min, int(ct.n.min()))
     if spec == "pow2":
         budgets = (n_min or 0).bit_length()
     else:
@@ -340,40 +350,50 @@ def _check_audit_size(paths: list[Path], settings: dict) -> None:
 # --------------------------------------------------------------------------- jobs
 
 
-def _report_options(settings: dict):
-    from rlvr_boundary.analysis.audit import ReportOptions
+def report_options(settings: dict, labels: dict | None = None):
+    """The report's options from the app's settings, validated as the CLI validates its flags.
 
-    return ReportOptions(base=settings.get("base") or None, k=settings.get("K") or None,
-                         ks=settings.get("ks") or None, bootstrap=int(settings["bootstrap"]),
-                         alpha=float(settings.get("alpha", 0.05)),
-                         seed=int(settings.get("seed", 0)), format=settings.get("format", "auto"),
-                         intersect=bool(settings.get("intersect", False)), figures=True)
+    ``labels`` maps an input path to its model label (single-model files).
+    """
+    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
 
-
-def check_settings(settings: dict) -> None:
-    """The same range checks as the CLI's flags."""
-    if int(settings["bootstrap"]) < 2:
-        raise InputError("--bootstrap must be >= 2", field="bootstrap")
-    if not 0 < float(settings.get("alpha", 0.05)) < 1:
-        raise InputError("--alpha must lie in (0, 1)", field="alpha")
+    if settings.get("max_cells"):  # the options build the grid: refuse an absurd one first
+        check_cells(1, grid_size(settings.get("ks")), settings["max_cells"])
+    try:
+        bootstrap = int(settings["bootstrap"])
+        alpha = float(settings.get("alpha", 0.05))
+        seed = int(settings.get("seed", 0))
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"expected a number ({exc})", field="settings") from None
+    compare = CompareOptions(ks=settings.get("ks") or None, bootstrap=bootstrap, alpha=alpha,
+                             seed=seed, format=settings.get("format", "auto"),
+                             intersect=bool(settings.get("intersect", False)),
+                             labels=dict(labels or {}))
+    return ReportOptions(compare=compare, base=settings.get("base") or None,
+                         k=settings.get("K") or None, figures=True)
 
 
 def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> dict:
     """The audit report of count / rollout / adapter files, as ``rlvr-boundary report`` makes it.
 
+    The result JSON is written first and the page (with its figures) is drawn
+    from that document alone, exactly as ``rlvr-boundary report`` does.
+
     Returns
     -------
     dict
-        ``{"mode": "audit", "audit": ..., "files": [...], "figures": {name: png}}``.
+        ``{"mode": "audit", "audit": ..., "files": [...], "figures": {name: png}}``;
+        ``audit`` is the result document without its envelope (options, version).
     """
-    from rlvr_boundary.report import make_report
+    from rlvr_boundary.report.build import make_report, payload_of, render_report
 
-    check_settings(settings)
-    _check_audit_size([Path(p) for p in paths], settings)
+    opts = report_options(settings, labels)
+    paths_ = [Path(p) for p in paths]
+    _check_audit_size(paths_, opts, settings.get("max_cells"))
     out = Path(workdir) / "report.html"
-    audit = make_report([Path(p) for p in paths], out, _report_options(settings),
-                        labels=labels or None, notes=settings.get("notes") or None)
-    folder = out.with_name(out.stem + "_figures")
+    doc = make_report(paths_, out, opts, notes=settings.get("notes") or None)
+    drawn = render_report(doc, out, figures=True)
+    folder = out.with_name(drawn.get("folder") or out.stem + "_figures")
     figures = {p.stem: str(p) for p in sorted(folder.glob("*.png"))}
     files = [str(out), str(out.with_suffix(".json"))]
     if folder.is_dir():
@@ -382,7 +402,7 @@ def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> d
             for f in sorted(folder.iterdir()):
                 zf.write(f, arcname=f"report_figures/{f.name}")
         files.append(str(zpath))
-    return {"mode": "audit", "audit": audit, "files": files, "figures": figures}
+    return {"mode": "audit", "audit": payload_of(doc), "files": files, "figures": figures}
 
 
 def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, workdir: str) -> dict:
@@ -405,15 +425,25 @@ def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, wor
 
 def price_job(text: str, kind: str, labels: tuple[str, str], settings: dict, workdir: str) -> dict:
     """The count-free price diagnostic, exactly as ``rlvr-boundary price`` computes it."""
-    from rlvr_boundary.analysis.price import PriceOptions, diagnose_text
+    from rlvr_boundary.analysis.options import PriceOptions
+    from rlvr_boundary.analysis.price import diagnose
     from rlvr_boundary.app import figures as AF
+    from rlvr_boundary.io.formats import parse_price_table
     from rlvr_boundary.io.results import to_jsonable, write_result
 
-    opts = PriceOptions(ks=settings.get("ks_rates") or None, kind=kind)
-    if settings.get("max_cells"):
+    ks = settings.get("ks_rates") or None
+    if settings.get("max_cells"):  # before the options build the grid
         rows = len(_data_lines(text))
-        check_cells(rows, grid_size(opts.ks or "1-1024"), settings["max_cells"])
-    res = diagnose_text(text, PASTE_SOURCE, opts)
+        check_cells(rows, grid_size(ks or "1-1024"), settings["max_cells"])
+    opts = PriceOptions(ks=ks, kind=kind)
+    kind, header, values, source = parse_price_table(text, PASTE_SOURCE, opts.kind)
+    try:
+        res = diagnose(kind, values, opts)
+    except InputError as exc:  # as the CLI does: a table-level error names the table
+        exc.path = exc.path or source
+        exc.args = (str(exc),)
+        raise
+    res["columns"] = header
     res["input"] = PASTE_SOURCE
     res["labels"] = {"base": labels[0] or "base", "rl": labels[1] or "RL"}
     out = Path(workdir)
@@ -478,7 +508,8 @@ def matrix_job(text: str, taus: int, kmax: int, workdir: str) -> dict:
     import numpy as np
 
     from rlvr_boundary.app import figures as AF
-    from rlvr_boundary.commands.theory import FrontierOptions, read_matrix
+    from rlvr_boundary.analysis.options import FrontierOptions
+    from rlvr_boundary.io.matrix import parse_matrix
     from rlvr_boundary.io.results import to_jsonable, write_result
     from rlvr_boundary.theory.frontier import price_frontier, tilt_path
     from rlvr_boundary.theory.specialization import specialization_report
@@ -490,14 +521,7 @@ def matrix_job(text: str, taus: int, kmax: int, workdir: str) -> dict:
     if taus < 2 or kmax < 1:
         raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
     out = Path(workdir)
-    path = out / "matrix.csv"
-    path.write_text(text, encoding="utf-8")
-    try:
-        names, pi0, F, prompts = read_matrix(path)
-    except InputError as exc:
-        exc.path = "strategy matrix"
-        exc.args = (str(exc),)
-        raise
+    names, pi0, F, prompts = parse_matrix(text, "strategy matrix")
     alt = alternative(F)
     spec = specialization_report(F)
     ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(kmax)) + 1), kmax))  # (K,)

@@ -13,7 +13,7 @@ import base64
 import html
 from pathlib import Path
 
-from rlvr_boundary.app.compute import format_ranges
+from rlvr_boundary.app.compute import words as W
 
 CSS = """
 .rb-out{font-size:15px;line-height:1.45}
@@ -88,7 +88,7 @@ def audit(res: dict) -> str:
     base = a["base"]
     parts = [f'<p>{len(a["models"])} models on {a["n_prompts"]:,} problems; base: '
              f'<b>{esc(base)}</b>; budgets k = {esc(a["ks"][0])}..{esc(a["ks"][-1])}.</p>']
-    parts += [f'<div class="rb-verdict">{esc(line)}</div>' for line in a["summary"]]
+    parts += [f'<div class="rb-verdict">{esc(line)}</div>' for line in W.summary_lines(a)]
     for m, c in a["comparisons"].items():
         parts.append(f"<h3>{esc(m)} vs {esc(base)}</h3>")
         parts.append(_comparison(c, base, m))
@@ -123,7 +123,7 @@ def _comparison(c: dict, base: str, m: str) -> str:
         ["crossings on the grid", _field("n_crossings", str(c["n_crossings"])) + f": {esc(cross)}"],
         ["crossing bound", _field("crossing_bound", str(c["crossing_bound"]))
          + f" (V = {_field('crossing_bound_V', str(c['crossing_bound_V']))}); "
-         + esc(c["crossing_bound_note"])],
+         + esc(W.crossings_sentence(c))],
     ]
     if c.get("delta_se") is not None:
         rows.append([f"Delta_SE = pass@{c['delta_se_K']} base - pass@1 RL",
@@ -132,9 +132,10 @@ def _comparison(c: dict, base: str, m: str) -> str:
     if band:
         rows += [
             [f"{band['level']:.0%} simultaneous band",
-             f"supported gain at k = {_field('gain_budgets', esc(format_ranges(c['gain_budgets'])))}; "
-             f"supported loss at k = {_field('loss_budgets', esc(format_ranges(c['loss_budgets'])))}"],
-            ["first-loss confidence set", _field("first_loss_set", esc(c["first_loss_set"]))],
+             f"supported gain at k = {_field('gain_budgets', esc(W.ranges(c['gain_budgets'])))}; "
+             f"supported loss at k = {_field('loss_budgets', esc(W.ranges(c['loss_budgets'])))}"],
+            ["first-loss confidence set", _field("first_loss_set", _first_loss(c))],
+            ["in words", esc(W.band_sentence(c))],
         ]
         ci = c.get("bootstrap_ci")
         if ci:
@@ -147,6 +148,15 @@ def _comparison(c: dict, base: str, m: str) -> str:
     return _table(["", ""], rows, left=2)
 
 
+def _first_loss(c: dict) -> str:
+    """The first-loss confidence set [lo, hi] as budgets ('none' when no loss is supported)."""
+    fl = c.get("first_loss_set")
+    if not fl:
+        return "none"
+    hi = "beyond the grid" if fl[1] is None else str(fl[1])
+    return esc(f"k = {fl[0]} to {hi}")
+
+
 def _advisor(rows: list[dict]) -> str:
     if not rows:
         return ""
@@ -156,7 +166,7 @@ def _advisor(rows: list[dict]) -> str:
                      esc(r.get("runner_up", "–")),
                      _f(r.get("lead")) if "lead" in r else "–",
                      (f"[{r['band'][0]:+.4f}, {r['band'][1]:+.4f}]" if "band" in r else "–"),
-                     ("yes" if r.get("supported") else "no") if "supported" in r else "–"])
+                     esc(W.advisor_verdict(r)) if "supported" in r else "–"])
     return ("<h3>Budget advisor</h3><p>The best model at each deployment budget k, and whether "
             "the simultaneous band separates it from the runner-up.</p>"
             + _table(["k", "best model", "pass@k", "runner-up", "lead", "band", "supported"],
@@ -166,7 +176,7 @@ def _advisor(rows: list[dict]) -> str:
 def _coverage(cov: dict, base: str) -> str:
     rows = [[esc(m), str(v)] for m, v in cov["solved"].items()]
     rows.append(["<i>union</i>", str(cov["union"])])
-    out = (f"<h3>Coverage at K = {cov['K']}</h3><p>{esc(cov['rule'])}.</p>"
+    out = (f"<h3>Coverage at K = {cov['K']}</h3><p>{esc(W.coverage_rule(cov))}</p>"
            + _table(["model", "problems solved"], rows))
     for m, t in cov["table_2x2"].items():
         out += _table(["", f"{m} solves", f"{m} misses"],

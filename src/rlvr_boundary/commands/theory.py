@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from rlvr_boundary.analysis.options import FrontierOptions  # noqa: F401 (its options)
+
 
 @dataclass
 class TheoryVerifyOptions:
@@ -14,16 +16,6 @@ class TheoryVerifyOptions:
     """Fewer instances per claim (for CI)."""
     seed: int = 20260003
     """Base seed of the suite (fixed; claim i draws from ``default_rng(seed + i)``)."""
-
-
-@dataclass
-class FrontierOptions:
-    """Options of ``rlvr-boundary theory frontier``."""
-
-    taus: int = 21
-    """Number of floors tau, evenly spaced on [0, 1]."""
-    kmax: int = 1024
-    """Largest budget of the worst pass@k loss (powers of two up to kmax)."""
 
 
 @dataclass
@@ -57,44 +49,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("matrix", metavar="MATRIX", help="CSV as for 'frontier'")
     d.add_argument("--json", metavar="OUT", help="write the diagnosis as JSON")
     d.set_defaults(func=run_diagnose)
-
-
-def read_matrix(path):
-    """``(names, pi0, F, prompts)`` from the CSV; errors name the line and field."""
-    import csv
-    from pathlib import Path
-
-    import numpy as np
-
-    from rlvr_boundary.errors import InputError
-
-    path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", path=path)
-    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if len(rows) < 2:
-        raise InputError("need a header and at least one strategy row", path=path)
-    head = [h.strip() for h in rows[0]]
-    if len(head) < 3 or head[1].lower() != "pi0":
-        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=path, line=1)
-    names, pi0, F = [], [], []
-    for i, r in enumerate(rows[1:], start=2):
-        if len(r) != len(head):
-            raise InputError(f"expected {len(head)} fields, found {len(r)}", path=path, line=i)
-        names.append(r[0].strip())
-        try:
-            vals = [float(x) for x in r[1:]]
-        except ValueError:
-            raise InputError("expected numbers after the strategy name", path=path, line=i) from None
-        if not all(0 <= v <= 1 for v in vals):
-            raise InputError("pi0 and fitness values must lie in [0, 1]", path=path, line=i)
-        pi0.append(vals[0])
-        F.append(vals[1:])
-    pi0 = np.array(pi0)
-    if abs(pi0.sum() - 1) > 1e-6:
-        raise InputError(f"pi0 must sum to 1 (sums to {pi0.sum():.6g})", path=path, field="pi0")
-    return names, pi0 / pi0.sum(), np.array(F), head[2:]
 
 
 def run_verify(args) -> int:
@@ -138,6 +92,8 @@ def run_frontier(args) -> int:
     if args.taus < 2 or args.kmax < 1:
         raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
     opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
+    from rlvr_boundary.io.matrix import read_matrix
+
     names, pi0, F, _ = read_matrix(args.matrix)
     ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(args.kmax)) + 1), args.kmax))  # (K,)
     front = price_frontier(F, pi0, np.linspace(0, 1, args.taus), ks)
@@ -279,6 +235,8 @@ def run_diagnose(args) -> int:
     from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.specialization import specialization_report
     from rlvr_boundary.theory.stiemke import alternative
+
+    from rlvr_boundary.io.matrix import read_matrix
 
     names, pi0, F, prompts = read_matrix(args.matrix)
     res = alternative(F)
