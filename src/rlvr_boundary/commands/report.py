@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          "nothing recomputed)")
     io.add_argument("--base", metavar="LABEL", default=R.base,
                     help="label of the base model (default: 'base', else the first model read)")
+    io.add_argument("--learning", action="append", default=[], metavar="FILE",
+                    help="where-learning-landed result of 'rlvr-boundary score --before' to show "
+                         "in the report (repeatable)")
     add_input_flags(io)
     st = p.add_argument_group("statistics")
     st.add_argument("--k", type=int, metavar="K", default=R.k,
@@ -67,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     out = check_html_path(args.out)
     if args.from_result:
-        if args.inputs or args.example:
-            raise InputError("--from redraws a result file: give no inputs and no --example")
+        if args.inputs or args.example or args.learning:
+            raise InputError("--from redraws a result file: give no inputs, no --example and "
+                             "no --learning")
         doc = read_result(args.from_result, kind="report")
     else:
         doc = compute(args, out)
@@ -120,7 +124,7 @@ def compute(args: argparse.Namespace, out) -> dict:
                          figures=not args.no_figures)
     with progress() as bar:
         task = bar.add_task("reading inputs", total=None)
-        return make_report(paths, out, opts, notes=notes,
+        return make_report(paths, out, opts, notes=notes, learning=args.learning,
                            progress=lambda k: bar.advance(task, k),
                            warn=lambda text: err_console.print(f"[yellow]note:[/] {text}",
                                                                highlight=False))

@@ -25,7 +25,7 @@ from rlvr_boundary.report import figures as F
 from rlvr_boundary.report import html as H
 
 __all__ = ["make_report", "render_report", "render_compare_figures", "check_html_path",
-           "payload_of"]
+           "payload_of", "read_learning"]
 
 
 def check_html_path(out_html: str | Path) -> Path:
@@ -41,8 +41,38 @@ def payload_of(doc: dict) -> dict:
     return {k: v for k, v in doc.items() if k not in ENVELOPE_KEYS}
 
 
+def read_learning(paths: list) -> tuple[list[dict], list[dict]]:
+    """Read where-learning-landed result files (``rlvr-boundary score --before ... --learning``).
+
+    Returns
+    -------
+    tuple
+        The results (payload plus ``source``: the file, its options and tool
+        version) and their provenance rows (path, format, models, sha256).
+    """
+    from rlvr_boundary.io.text import sha256_of
+
+    results, rows = [], []
+    for path in paths:
+        doc = read_result(path, kind="learning_landed")
+        res = payload_of(doc)
+        for key in ("labels", "settings", "texts", "tokens", "overall", "barely_moved",
+                    "by_category", "by_position"):
+            if key not in res:
+                raise InputError(f"not a complete where-learning-landed result: no '{key}'",
+                                 path=path, field=key)
+        res["source"] = {"path": str(path), "tool_version": doc.get("tool_version"),
+                         "options": doc.get("options")}
+        results.append(res)
+        rows.append({"path": str(path), "format": "learning_landed",
+                     "models": [res["labels"]["before"], res["labels"]["after"]],
+                     "sha256": sha256_of(path)})
+    return results, rows
+
+
 def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
-                notes: list[str] | None = None, progress=None, warn=None) -> dict:
+                notes: list[str] | None = None, progress=None, warn=None,
+                learning: list | None = None) -> dict:
     """Load the inputs once, compute the audit and write ``<out>.json``; return that document.
 
     The document is read back from the file, so what a caller draws from it
@@ -62,10 +92,15 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
         Called with the number of rows of each rollout batch read.
     warn
         Called with a sentence when prompt sets were intersected.
+    learning
+        Where-learning-landed result files to carry into the report (see
+        :func:`read_learning`).
     """
     from rlvr_boundary.report import words as W
 
     out_html = check_html_path(out_html)
+    # Read first: a bad file fails before the (longer) audit is computed.
+    learned, learned_rows = read_learning(list(learning or []))
     c = opts.compare
     inputs = load_inputs(paths, fmt=c.format, labels=c.labels, choices=c.adapter_choices(),
                          facts=True, quality_sample=opts.quality_sample, seed=c.seed,
@@ -91,7 +126,9 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
         # Too many (model, prompt) pairs to keep every text in one pass: fetch the few shown.
         audit["samples_shown"] = samples_shown(
             audit, collect_texts(inputs.rollout_paths, shown_pairs(audit)))
-    audit["provenance"] = {"inputs": inputs.sources, "notes": list(notes or [])}
+    if learned:
+        audit["learning"] = learned
+    audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows], "notes": list(notes or [])}
     json_path = out_html.with_suffix(".json")
     write_result(json_path, "report", opts, audit)
     return read_result(json_path, kind="report")
@@ -126,6 +163,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["evolution"] = F.evolution
     if (audit.get("tokens") or {}).get("entropy_by_position"):
         draw["entropy_position"] = F.entropy_by_position
+    if audit.get("learning"):
+        draw["learning"] = F.learning_landed
     if not audit["comparisons"]:
         draw.pop("difference")
     svgs, files = {}, []

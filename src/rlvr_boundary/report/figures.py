@@ -286,6 +286,40 @@ def entropy_by_position(audit: dict):
     return fig
 
 
+def learning_landed(audit: dict):
+    """Mean |Δp| of the produced tokens by token kind and by relative position, per result.
+
+    One bar group and one line per where-learning-landed result in
+    ``audit["learning"]`` (the label pair names it).
+    """
+    results = audit["learning"]
+    fig, (top, bottom) = figure(5.2, nrows=2)
+    cats = list(results[0]["by_category"])
+    width = 0.8 / len(results)
+    for i, res in enumerate(results):
+        name = f"{res['labels']['after']} vs {res['labels']['before']}"
+        color = PALETTE[i % len(PALETTE)]
+        y = [res["by_category"].get(c, {}).get("mean_abs_dp", np.nan) for c in cats]
+        x = np.arange(len(cats)) + (i - (len(results) - 1) / 2) * width
+        top.bar(x, [np.nan if v is None else v for v in y], width, color=color, label=name)
+        rows = res["by_position"]
+        mid = [0.5 * (r["range"][0] + r["range"][1]) for r in rows]
+        yp = [np.nan if r.get("mean_abs_dp") is None else r["mean_abs_dp"] for r in rows]
+        bottom.plot(mid, yp, "o-", color=color, label=name)
+    top.set_xticks(np.arange(len(cats)))
+    top.set_xticklabels(cats)
+    top.set_ylabel("mean |Δp|")
+    top.set_title("Change of token probability by token kind")
+    _legend_right(top)
+    bottom.set_xlabel("relative position in the text")
+    bottom.set_ylabel("mean |Δp|")
+    bottom.set_xlim(0, 1)
+    bottom.set_title("Change of token probability by relative position")
+    bottom.grid(alpha=0.25)
+    fig.tight_layout()
+    return fig
+
+
 def to_svg(fig) -> str:
     """The figure as an inline ``<svg>`` element (no XML prolog, no external refs).
 

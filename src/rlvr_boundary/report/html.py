@@ -24,6 +24,7 @@ SECTIONS = [
     ("diversity", "Answer diversity"),
     ("quality", "Output quality"),
     ("tokens", "Token statistics"),
+    ("learning", "Where learning landed"),
     ("regressions", "Most regressed and improved problems"),
     ("lucky", "Lucky-guess review list"),
     ("provenance", "Provenance"),
@@ -104,6 +105,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "diversity": _diversity(audit),
         "quality": _quality(audit),
         "tokens": _tokens(audit, svgs),
+        "learning": _learning(audit, svgs),
         "regressions": _regressions(audit, texts),
         "lucky": _lucky(audit, texts),
         "provenance": _provenance(provenance, options, figure_files),
@@ -321,6 +323,30 @@ def _tokens(a: dict, svgs: dict) -> str:
             f"{esc(m)} {v:.3f}" for m, v in t["truncated_share"].items()) + "</p>")
     out.append(_figure(svgs, "entropy_position", "Mean token entropy by relative position, "
                        "correct (solid) vs incorrect (dashed) samples."))
+    return "".join(out)
+
+
+def _learning(a: dict, svgs: dict) -> str:
+    """Where learning landed: a sentence, the figure and a table by token kind per result."""
+    results = a.get("learning") or []
+    if not results:
+        return _missing(esc(W.LEARNING_MISSING))
+    out = [f"<p>{esc(W.LEARNING_INTRO)}</p>"]
+    for res in results:
+        out.append(f"<p>{esc(W.learning_sentence(res))}</p>")
+    out.append(_figure(svgs, "learning", "Mean |Δp| of the produced tokens by token kind (top) "
+                       "and by relative position in the text (bottom)."))
+    for res in results:
+        lab = res["labels"]
+        rows = [[esc(c), str(d["tokens"]), *(["–"] * 4 if not d["tokens"] else
+                 [f"{d['mean_dlogp']:+.4f}", _f(d["mean_abs_dp"]), f"{d['share_barely_moved']:.1%}",
+                  f"{d['mean_dentropy']:+.4f}"])] for c, d in res["by_category"].items()]
+        out.append(f"<h3>{esc(lab['after'])} against {esc(lab['before'])}</h3>"
+                   + _table(["token kind", "tokens", "mean Δlog p", "mean |Δp|",
+                             f"share |Δp| ≤ {res['settings']['eps']:g}", "mean ΔH (nats)"], rows))
+        fell = W.learning_entropy_sentence(res)
+        if fell:
+            out.append(f"<p>{esc(fell)}</p>")
     return "".join(out)
 
 

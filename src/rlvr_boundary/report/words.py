@@ -224,3 +224,44 @@ def quality_sampling_note(sampling: dict | None) -> str | None:
         else:
             parts.append(f"{m}: all {v['completions']:,} completions")
     return ("The flags were derived from the completion text here; " + "; ".join(parts) + ".")
+
+
+#: Said where the "Where learning landed" section has no result to show.
+LEARNING_MISSING = ("No where-learning-landed result was given. Score the same samples under the "
+                    "checkpoint before RL and after it with rlvr-boundary score ROLLOUTS --model "
+                    "AFTER --before BEFORE --learning LEARNING.json, then add --learning "
+                    "LEARNING.json to rlvr-boundary report.")
+
+#: What the section measures, with the paper it follows.
+LEARNING_INTRO = ("The same texts are scored under a checkpoint before RL and after it, token by "
+                  "token: Δlog p is the change of each produced token's log-probability, |Δp| "
+                  "the size of the change of its probability, ΔH the change of the next-token "
+                  "entropy at that step, in nats. Following Deng et al., 'From Trial-and-Error "
+                  "to Improvement: A Systematic Analysis of LLM Exploration Mechanisms in "
+                  "RLVR' (arXiv 2508.07534), it shows how many tokens barely moved and where the "
+                  "changes are: by kind of token and by relative position in the text. The token "
+                  "kinds are a heuristic of this tool.")
+
+
+def learning_sentence(res: dict) -> str:
+    """One where-learning-landed result in a sentence: pair, size, share barely moved."""
+    lab = res["labels"]
+    eps = res["settings"]["eps"]
+    moved = res["overall"]
+    shares = ", ".join(f"{float(t):g}: {v:.1%}" for t, v in res["barely_moved"].items())
+    return (f"{lab['after']} against {lab['before']} on {res['texts']:,} texts, "
+            f"{res['tokens']:,} tokens: {moved['share_barely_moved']:.1%} of tokens moved by at "
+            f"most {eps:g} in probability, {moved['share_up']:.1%} rose and "
+            f"{moved['share_down']:.1%} fell by more; mean Δlog p {moved['mean_dlogp']:+.4f}, "
+            f"mean |Δp| {moved['mean_abs_dp']:.4f}. Share barely moved by threshold on |Δp|: "
+            f"{shares}.")
+
+
+def learning_entropy_sentence(res: dict) -> str | None:
+    """The tokens whose next-token entropy fell most (None when none qualified)."""
+    rows = res.get("entropy_fell_most") or []
+    if not rows:
+        return None
+    items = ", ".join(f"{r['token']!r} {r['mean_dentropy']:+.3f}" for r in rows[:8])
+    return (f"Tokens whose entropy fell most, mean ΔH at the steps that produced them, at least "
+            f"{res['settings']['min_count']} occurrences: {items}.")
