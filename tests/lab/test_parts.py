@@ -196,3 +196,22 @@ def test_lab_config_presets_and_validation(tmp_path):
     # bad options are input errors (exit 2), before any work
     assert main(["lab", "run", "--estimator", "passk", "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_sample_stage_refuses_a_tokenizer_without_bos(tok, tmp_path):
+    """A run folder from before the tokenizer added BOS would be sampled off-distribution."""
+    import copy
+
+    from rlvr_boundary.console import progress
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.lab.run import LabConfig, _stage_sample
+
+    old = copy.deepcopy(tok)
+    old._tokenizer.post_processor = None
+    assert old("make 1", add_special_tokens=True)["input_ids"][0] != old.bos_token_id
+    model = build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), old, seed=3)
+    save_checkpoint(model, old, tmp_path / "base")
+    cfg = LabConfig(eval_prompts=2, n_samples=2)
+    with pytest.raises(InputError, match="BOS"):
+        _stage_sample(cfg, tmp_path, {"base": tmp_path / "base"}, lambda *a: None, progress)
+    assert not list((tmp_path / "rollouts").glob("part-*.parquet"))
