@@ -351,13 +351,16 @@ _SAMPLE_BATCH = 256
 
 
 def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
-    from rlvr_boundary.analysis.audit import ReportOptions
-    from rlvr_boundary.report import make_report
+    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
+    from rlvr_boundary.report.build import make_report, payload_of, render_report
 
-    opts = ReportOptions(base="base", bootstrap=cfg.bootstrap, seed=cfg.seed)
-    return make_report([out / "rollouts"], out / "report.html", opts,
-                       notes=["Lab run: a tiny model trained from scratch on a synthetic "
-                              "task with three strategies (see docs/lab.md)."])
+    opts = ReportOptions(compare=CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
+                         base="base")
+    doc = make_report([out / "rollouts"], out / "report.html", opts,
+                      notes=["Lab run: a tiny model trained from scratch on a synthetic "
+                             "task with three strategies (see docs/lab.md)."])
+    render_report(doc, out / "report.html")
+    return payload_of(doc)
 
 
 def _strategy_section(cfg: LabConfig, out: Path) -> dict:
