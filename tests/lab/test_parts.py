@@ -163,7 +163,6 @@ def test_checkpoint_samples_through_the_transformers_backend(tok, tmp_path):
         assert r["truncated"] == (r["finish_reason"] == "length")
         assert r["entropy_kind"] == "exact" and r["entropy_mean"] > 0
         assert r["log_ppl"] > 0 and len(r["entropy_bins"]) == 10
-        assert "<s>" not in r["text"] and "</s>" not in r["text"]
     b5 = get_backend("transformers", model=tmp_path / "ck", device="cpu", batch_size=5)
     again = list(b5.generate(prompts, 3, params))
     assert [r["text"] for r in again] == [r["text"] for r in rows]  # seeded per sample
