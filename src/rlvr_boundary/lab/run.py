@@ -385,6 +385,8 @@ def _strategy_section(cfg: LabConfig, out: Path) -> dict:
 
 
 def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict) -> dict:
+    from rlvr_boundary.report import words as W
+
     last = list(labels)[-1]
     cmp_ = audit["comparisons"][last]
     ks = list(cmp_["ks"])
@@ -405,6 +407,7 @@ def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict
         "gain_budgets": cmp_.get("gain_budgets"),
         "price": {"points": 100 * cmp_["price"] if cmp_.get("price") is not None else None,
                   "k": cmp_.get("price_k")},
+        "verdict": W.headline(cmp_),
         "verdict_per_k": cmp_.get("verdict_per_k"),
         "pass_at_1_by_checkpoint": {m: audit["pass_at_k"][m][0] for m in audit["models"]},
         "strategy": _strategy_section(cfg, out),
