@@ -1,4 +1,4 @@
-"""Lab parts with torch: tokenizer, HF folder round trip, GRPO pieces, sampler rows."""
+"""Lab parts with torch: tokenizer, HF folder round trip, GRPO pieces, checkpoint sampling."""
 
 from __future__ import annotations
 
@@ -142,23 +142,30 @@ def test_grpo_steps_run_resume_and_use_the_shaping_estimator(tok, tmp_path):
     assert (tmp_path / "a" / "step-3").is_dir() and (tmp_path / "a" / "step-5").is_dir()
 
 
-def test_sampler_rows_carry_token_summaries(tok):
-    from rlvr_boundary.lab.sample import SamplingParams, generate
+def test_checkpoint_samples_through_the_transformers_backend(tok, tmp_path):
+    """The audit's path: a saved checkpoint, loaded by the backend, prompts start with BOS
+    as in pretraining, rows carry token summaries, and samples do not depend on the batch."""
+    from rlvr_boundary.backends import SamplingParams, get_backend
 
     model = build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), tok, seed=3)
-    model.eval()
-    prompts = [T.Problem(1, 2, 3, 6).prompt, T.Problem(4, 5, 6, 5).prompt]
-    params = SamplingParams(max_new_tokens=10, seed=4, batch_size=3)
-    rows = generate(model, tok, prompts, 3, params)
-    assert [(r["prompt_index"], r["sample_idx"]) for r in rows] == [
-        (i, j) for i in range(2) for j in range(3)]
+    save_checkpoint(model, tok, tmp_path / "ck")
+    problems = [T.Problem(1, 2, 3, 6), T.Problem(4, 5, 6, 5)]
+    prompts = [{"prompt_id": p.prompt_id, "prompt": p.prompt} for p in problems]
+    params = SamplingParams(max_new_tokens=10, seed=4, top_k=0, top_p=1.0)
+    b3 = get_backend("transformers", model=tmp_path / "ck", device="cpu", batch_size=3)
+    want = [tok.bos_token_id] + tok(problems[0].prompt, add_special_tokens=False)["input_ids"]
+    assert b3.encode_prompt(prompts[0]) == want
+    rows = list(b3.generate(prompts, 3, params))
+    assert [(r["prompt_id"], r["sample_idx"]) for r in rows] == [
+        (p.prompt_id, j) for p in problems for j in range(3)]
     for r in rows:
         assert 1 <= r["num_tokens"] <= 10
         assert r["truncated"] == (r["finish_reason"] == "length")
         assert r["entropy_kind"] == "exact" and r["entropy_mean"] > 0
         assert r["log_ppl"] > 0 and len(r["entropy_bins"]) == 10
-    again = generate(model, tok, prompts, 3, params)
-    assert [r["text"] for r in again] == [r["text"] for r in rows]  # seeded per batch
+    b5 = get_backend("transformers", model=tmp_path / "ck", device="cpu", batch_size=5)
+    again = list(b5.generate(prompts, 3, params))
+    assert [r["text"] for r in again] == [r["text"] for r in rows]  # seeded per sample
 
 
 def test_encode_refuses_too_long(tok):
@@ -188,3 +195,22 @@ def test_lab_config_presets_and_validation(tmp_path):
     # bad options are input errors (exit 2), before any work
     assert main(["lab", "run", "--estimator", "passk", "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_sample_stage_refuses_a_tokenizer_without_bos(tok, tmp_path):
+    """A run folder from before the tokenizer added BOS would be sampled off-distribution."""
+    import copy
+
+    from rlvr_boundary.console import progress
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.lab.run import LabConfig, _stage_sample
+
+    old = copy.deepcopy(tok)
+    old._tokenizer.post_processor = None
+    assert old("make 1", add_special_tokens=True)["input_ids"][0] != old.bos_token_id
+    model = build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), old, seed=3)
+    save_checkpoint(model, old, tmp_path / "base")
+    cfg = LabConfig(eval_prompts=2, n_samples=2)
+    with pytest.raises(InputError, match="BOS"):
+        _stage_sample(cfg, tmp_path, {"base": tmp_path / "base"}, lambda *a: None, progress)
+    assert not list((tmp_path / "rollouts").glob("part-*.parquet"))

@@ -294,19 +294,23 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
     import pyarrow as pa
     import transformers
 
+    from rlvr_boundary.backends import SamplingParams, get_backend
     from rlvr_boundary.io.rollouts import sha256_of, validate_batch
     from rlvr_boundary.io.store import ShardedWriter
-    from rlvr_boundary.lab.model import load_checkpoint
-    from rlvr_boundary.lab.sample import SamplingParams, generate
 
     problems = eval_problems(cfg)
-    params = SamplingParams(max_new_tokens=cfg.grpo.max_new_tokens, seed=cfg.seed)
+    by_id = {p.prompt_id: p for p in problems}
+    prompts = [{"prompt_id": p.prompt_id, "prompt": p.prompt} for p in problems]
+    # The model's own distribution: temperature 1, no truncation (pass@k at large k is
+    # only meaningful for it); token summaries from the raw logits. Each sample has its
+    # own seed from (seed, prompt_id, sample index), so a resumed audit draws the same.
+    params = SamplingParams(temperature=1.0, top_p=1.0, top_k=0,
+                            max_new_tokens=cfg.grpo.max_new_tokens, seed=cfg.seed,
+                            logprobs_mode="raw", position_bins=10)
     manifest = {
         "engine": "transformers", "engine_version": transformers.__version__,
-        "sampling": {"temperature": params.temperature, "top_p": 1.0, "top_k": 0,
-                     "max_tokens": params.max_new_tokens, "seed": params.seed,
-                     "n": cfg.n_samples},
-        "logprobs_mode": "raw", "position_bins": params.position_bins,
+        "sampling": {**params.to_dict(), "n": cfg.n_samples},
+        "logprobs_mode": params.logprobs_mode, "position_bins": params.position_bins,
         "models": {lab: {"model_path": p.relative_to(out).as_posix(),
                          "model_hash": sha256_of(p / "model.safetensors")}
                    for lab, p in labels.items()},
@@ -319,27 +323,44 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
     todo = [lab for lab in labels if lab not in writer.done()]
     with progress() as bar:
         for lab in todo:
-            model, tok = load_checkpoint(labels[lab])  # the HF folder loads back as it is
-            task = bar.add_task(f"sampling {lab}", total=len(problems) * cfg.n_samples)
-            rows = generate(model, tok, [p.prompt for p in problems], cfg.n_samples, params,
-                            progress=lambda done: bar.update(task, completed=done))
-            for r in rows:
-                p = problems[r.pop("prompt_index")]
-                r.update(prompt_id=p.prompt_id, model=lab, **T.verify(p, r["text"]))
+            backend = get_backend("transformers", model=labels[lab], device="cpu",
+                                  dtype="float32", batch_size=_SAMPLE_BATCH,
+                                  num_threads=cfg.threads)
+            try:
+                enc = backend.encode_prompt(prompts[0])
+                if not enc or enc[0] != backend.tok.bos_token_id:
+                    raise InputError("the checkpoint's tokenizer does not start prompts with "
+                                     "the BOS token (a run folder from an older version); "
+                                     "start a new run with a new --out", path=labels[lab])
+                task = bar.add_task(f"sampling {lab}", total=len(problems) * cfg.n_samples)
+                rows = []
+                for r in backend.generate(prompts, cfg.n_samples, params):
+                    r.update(model=lab, **T.verify(by_id[r["prompt_id"]], r["text"]))
+                    rows.append(r)
+                    bar.update(task, completed=len(rows))
+            finally:
+                backend.close()
             table = pa.Table.from_pylist(rows)
             writer.write(lab, validate_batch(table, out / "rollouts", 1))
     writer.finish({"models": list(labels)})
     say(f"sampled {len(labels)} models x {len(problems)} problems x {cfg.n_samples}")
 
 
-def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
-    from rlvr_boundary.analysis.audit import ReportOptions
-    from rlvr_boundary.report import make_report
+#: Sequences the audit decodes together (one KV cache; the lab's model is tiny).
+_SAMPLE_BATCH = 256
 
-    opts = ReportOptions(base="base", bootstrap=cfg.bootstrap, seed=cfg.seed)
-    return make_report([out / "rollouts"], out / "report.html", opts,
-                       notes=["Lab run: a tiny model trained from scratch on a synthetic "
-                              "task with three strategies (see docs/lab.md)."])
+
+def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
+    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
+    from rlvr_boundary.report.build import make_report, payload_of, render_report
+
+    opts = ReportOptions(compare=CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
+                         base="base")
+    doc = make_report([out / "rollouts"], out / "report.html", opts,
+                      notes=["Lab run: a tiny model trained from scratch on a synthetic "
+                             "task with three strategies (see docs/lab.md)."])
+    render_report(doc, out / "report.html")
+    return payload_of(doc)
 
 
 def _strategy_section(cfg: LabConfig, out: Path) -> dict:
@@ -364,6 +385,8 @@ def _strategy_section(cfg: LabConfig, out: Path) -> dict:
 
 
 def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict) -> dict:
+    from rlvr_boundary.report import words as W
+
     last = list(labels)[-1]
     cmp_ = audit["comparisons"][last]
     ks = list(cmp_["ks"])
@@ -382,7 +405,10 @@ def _summary(cfg: LabConfig, out: Path, audit: dict, labels: dict, timings: dict
         "loss_supported_at_K": K in (cmp_.get("loss_budgets") or []),
         "loss_budgets": cmp_.get("loss_budgets"),
         "gain_budgets": cmp_.get("gain_budgets"),
-        "verdict": cmp_["verdict"],
+        "price": {"points": 100 * cmp_["price"] if cmp_.get("price") is not None else None,
+                  "k": cmp_.get("price_k")},
+        "verdict": W.headline(cmp_),
+        "verdict_per_k": cmp_.get("verdict_per_k"),
         "pass_at_1_by_checkpoint": {m: audit["pass_at_k"][m][0] for m in audit["models"]},
         "strategy": _strategy_section(cfg, out),
         "timings": timings,

@@ -175,12 +175,16 @@ def support_sentence(audit: dict, m: str) -> str:
     """Coverage and support of checkpoint ``m`` at the audit budget, terms spelled out."""
     t = audit["coverage"]["table_2x2"][m]
     s = audit["support"]["problem"][m]
+
+    def num(x, spec):  # a ratio over no solved problems is undefined (None)
+        return "undefined" if x is None else format(x, spec)
+
     return (f"At K = {audit['K']}, {m} solves {t['rl_only']} problem"
             f"{'s' if t['rl_only'] != 1 else ''} the base does not and misses {t['base_only']} "
-            f"the base solves: {SUPPORT_TERMS['SRR']} SRR = {s['SRR']:.3f}, the share of the "
-            f"base's solved problems kept; {SUPPORT_TERMS['NDR']} NDR = {s['NDR']:.3f}, the "
-            f"share of its solved problems that are new; {SUPPORT_TERMS['NSCR']} "
-            f"NSCR = {s['NSCR']:+.3f}.")
+            f"the base solves: {SUPPORT_TERMS['SRR']} SRR = {num(s['SRR'], '.3f')}, the share "
+            f"of the base's solved problems kept; {SUPPORT_TERMS['NDR']} NDR = "
+            f"{num(s['NDR'], '.3f')}, the share of its solved problems that are new; "
+            f"{SUPPORT_TERMS['NSCR']} NSCR = {num(s['NSCR'], '+.3f')}.")
 
 
 def dropped_note(dropped: dict, kept: int) -> str | None:
