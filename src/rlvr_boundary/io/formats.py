@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,9 @@ from rlvr_boundary.io.rollouts import (
     CountReducer,
     _check_exists,
     is_jsonl,
+    MAX_LINE_BYTES,
     iter_json_lines,
-    open_text,
+    iter_text_lines,
     parquet_files,
     path_stem,
     reduce_counts,
@@ -89,23 +91,46 @@ def detect_format(path: str | Path) -> str:
         "formats in docs/formats.md (pass --format to choose)", path=path)
 
 
-def _as_count(value: Any, *, path: Path, line: int, field: str) -> int:
-    """An integer count from JSON: ints, or floats with an integral value; never bools."""
+#: Largest count accepted (one billion samples of one prompt): larger values are typos or
+#: overflowed integers, and budgets up to ``n`` must stay computable.
+MAX_COUNT = 10**9
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
+
+
+def _as_count(value: Any, *, path: Path, line: int, field: str, text: bool = False) -> int:
+    """An integer count in ``[0, MAX_COUNT]``.
+
+    JSON (``text=False``): ints, or floats with an integral value; never bools or strings
+    (the schema says counts are numbers). CSV cells (``text=True``): ASCII digits with an
+    optional ``.0`` (so ``4.0`` means the same in both); no other digits, exponents or
+    separators.
+    """
     if isinstance(value, bool):
         raise InputError(f"expected an integer count, found boolean {value}", path=path,
                          line=line, field=field)
     if isinstance(value, int):
         out = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        out = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        out = int(value)
+        out = value
+    elif text and isinstance(value, str) and _ASCII_INT.fullmatch(value.strip()):
+        out = float(value) if "." in value else int(value)
     else:
-        raise InputError(f"expected an integer count, found {value!r}", path=path, line=line,
-                         field=field)
+        raise InputError(f"expected an integer count, found {_short(value)}", path=path,
+                         line=line, field=field)
     if out < 0:
-        raise InputError(f"counts must be >= 0, found {out}", path=path, line=line, field=field)
-    return out
+        raise InputError(f"counts must be >= 0, found {_short(value)}", path=path, line=line,
+                         field=field)
+    if out > MAX_COUNT:
+        raise InputError(f"count {_short(value)} is larger than the largest accepted "
+                         f"({MAX_COUNT:,})", path=path, line=line, field=field)
+    return int(out)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr`` of a user value, cut to ``limit`` characters (a 128 KB cell stays readable)."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(r):,} characters)"
 
 
 def _check_row(pid, n: int, c: int, path: Path, line: int, seen: dict, model: str) -> None:
@@ -150,27 +175,36 @@ def _iter_table_rows(path: Path):
     """Yield ``(line, dict)`` for CSV/TSV, JSONL or Parquet count tables."""
     if _is_csv(path):
         delim = "\t" if ".tsv" in path.name.lower() else ","
+        # Lines are bounded by the line reader; a field may be as long as a line.
+        csv.field_size_limit(MAX_LINE_BYTES)
+        reader = csv.reader((text for _, text in iter_text_lines(path)), delimiter=delim)
         try:
-            with open_text(path) as fh:
-                reader = csv.DictReader(fh, delimiter=delim)
-                if not reader.fieldnames:
-                    raise InputError("file is empty", path=path)
-                for i, row in enumerate(reader, start=2):
-                    if None in row:
-                        raise InputError("row has more values than the header", path=path,
-                                         line=i)
-                    yield i, row
-        except UnicodeDecodeError as exc:
-            raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+            header = next(reader, None)
+            if not header:
+                raise InputError("file is empty", path=path)
+            header = [h.strip() for h in header]
+            for cells in reader:
+                if not cells:
+                    continue  # a blank line; reader.line_num still counts it
+                if len(cells) > len(header):
+                    raise InputError(f"row has {len(cells)} values, the header has "
+                                     f"{len(header)}", path=path, line=reader.line_num)
+                yield reader.line_num, dict(zip(header, cells))
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path=path, line=reader.line_num) from None
     elif is_jsonl(path):
         yield from iter_json_lines(path)
     else:
         row = 1
         for file in parquet_files(path):
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
-                for rec in batch.to_pylist():
-                    yield row, rec
-                    row += 1
+            try:
+                for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
+                    for rec in batch.to_pylist():
+                        yield row, rec
+                        row += 1
+            except (pa.ArrowException, OSError) as exc:
+                raise InputError(f"not a readable Parquet file ({exc})", path=file,
+                                 line=row) from None
 
 
 def _read_count_table(path: Path, default_model: str) -> list[Counts]:
@@ -186,11 +220,19 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
             if rec.get(f) in (None, ""):
                 raise InputError(f"missing field '{f}'", path=path, line=line, field=f)
         pid = rec[key]
-        if pid in (None, ""):
+        if pid is None or pid == "":
             raise InputError("missing prompt id", path=path, line=line, field=key)
-        model = rec.get("model") or default_model
-        n = _as_count(rec["n"], path=path, line=line, field="n")
-        c = _as_count(rec["c"], path=path, line=line, field="c")
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+            raise InputError(f"prompt id must be a string or integer, found {_short(pid)}",
+                             path=path, line=line, field=key)
+        model = rec.get("model")
+        if model is not None and not isinstance(model, str):
+            raise InputError(f"model must be a string, found {_short(model)}", path=path,
+                             line=line, field="model")
+        model = model or default_model
+        text = _is_csv(path)
+        n = _as_count(rec["n"], path=path, line=line, field="n", text=text)
+        c = _as_count(rec["c"], path=path, line=line, field="c", text=text)
         _check_row(str(pid), n, c, path, line, seen, str(model))
         d = data.setdefault(str(model), {"ids": [], "n": [], "c": []})
         d["ids"].append(str(pid))
