@@ -68,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
     paths = [Path(args.base), Path(args.rl)]
     labels.update(parse_labels(args.label, paths))
     opts = compare_options(args, labels)
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--json": args.json,
+                   "--out (result.json)": Path(args.out) / "result.json" if args.out else None,
+                   "--out (curves.csv)": Path(args.out) / "curves.csv" if args.out else None},
+                  paths, folders={"--out": args.out})
     choices = opts.adapter_choices()
     formats = [detect_format(p) if opts.format == "auto" else opts.format for p in paths]
     check_choices_used(choices, formats)

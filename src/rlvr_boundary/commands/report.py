@@ -67,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if args.from_result:
         if args.inputs or args.example:
             raise InputError("--from redraws a result file: give no inputs and no --example")
+        from rlvr_boundary.io.outputs import check_outputs
+
+        check_outputs({"--out": out}, [args.from_result],
+                      folders={"--out (its figures)": out.with_name(out.stem + "_figures")})
         doc = read_result(args.from_result, kind="report")
     else:
         doc = compute(args, out)
@@ -113,6 +117,10 @@ def compute(args: argparse.Namespace, out) -> dict:
         raise InputError("missing ROLLOUTS: give rollout or count files (or --example, or "
                          "--from RESULT to redraw a page)")
     labels.update(parse_labels(args.label, paths))
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--out": out, "--out (its JSON)": out.with_suffix(".json")}, paths,
+                  folders={"--out (its figures)": out.with_name(out.stem + "_figures")})
     opts = ReportOptions(compare=compare_options(args, labels), base=args.base, k=args.k,
                          zeta=args.zeta, top=args.top, quality_sample=args.quality_sample,
                          figures=not args.no_figures)

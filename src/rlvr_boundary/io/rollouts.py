@@ -328,7 +328,15 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
-        for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
+        batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+        while True:
+            try:
+                batch = next(batches, None)
+            except (pa.ArrowException, OSError) as exc:  # a corrupt page or column chunk
+                raise InputError(f"not a readable Parquet file ({exc})", path=file,
+                                 line=file_row) from None
+            if batch is None:
+                break
             yield validate_batch(batch, file, file_row, required)
             file_row += batch.num_rows
             row += batch.num_rows
@@ -384,7 +392,8 @@ def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or (
-                    isinstance(v, float) and (not math.isfinite(v) or not v.is_integer())):
+                    isinstance(v, float) and (not math.isfinite(v) or not v.is_integer())) or (
+                    not -(2**63) <= v < 2**63):
                 raise InputError(f"expected an integer, found {v!r}", path=path,
                                  line=i + 1, field=name)
         values = [None if v is None else int(v) for v in values]

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters import lighteval, limit_of_rlvr, lm_eval, verl, vllm_jsonl
 
@@ -89,5 +91,9 @@ def read(fmt: str, path: str | Path, model: str | None = None, **choices):
         raise InputError("file not found", path=path)
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("file is empty", path=path)
-    return ADAPTERS[fmt].read(path, model=model,
-                              **{k: v for k, v in choices.items() if v is not None})
+    try:
+        return ADAPTERS[fmt].read(path, model=model,
+                                  **{k: v for k, v in choices.items() if v is not None})
+    except (pa.ArrowException, OSError) as exc:
+        # A corrupt Parquet page or an unreadable file below the adapter's own checks.
+        raise InputError(f"cannot read this {fmt} input ({exc})", path=path) from None
