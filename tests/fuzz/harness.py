@@ -123,8 +123,9 @@ def build(root: Path, name: str) -> Case:
         rows = _rollout_rows("base", Vb) + _rollout_rows("rl", Vr)
         pq.write_table(pa.Table.from_pylist(rows), r / "roll.parquet")
         return Case(name, ["roll.parquet"],
-                    ["report", "roll.parquet", "--no-figures", "--bootstrap", "20", "--out",
-                     "rep.html"], {"roll.parquet": "parquet"})
+                    ["compare", "--base", "roll.parquet", "--base-model", "base", "--rl",
+                     "roll.parquet", "--rl-model", "rl", "--ks", "1-4", "--bootstrap", "20"],
+                    {"roll.parquet": "parquet"})
     if name == "rft-select":
         rows = _rollout_rows("base", Vb)
         (r / "roll.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rows))
@@ -140,7 +141,8 @@ def build(root: Path, name: str) -> Case:
         (r / "curve.csv").write_text("k,base,rl\n1,0.3,0.4\n4,0.5,0.55\n16,0.7,0.66\n")
         return Case(name, ["curve.csv"], ["price", "curve.csv"], {"curve.csv": "csv"})
     if name == "theory-matrix":
-        (r / "m.csv").write_text("0.9,0.1\n0.2,0.8\n0.5,0.5\n")
+        (r / "m.csv").write_text("strategy,pi0,p1,p2,p3\nA,0.5,0.9,0.1,0.5\nB,0.3,0.2,0.8,0.5\n"
+                                 "C,0.2,0.5,0.5,0.6\n")
         return Case(name, ["m.csv"], ["theory", "diagnose", "m.csv"], {"m.csv": "csv"})
     # adapters: two files of the same format, labelled base and rl
     writers = {
@@ -159,8 +161,8 @@ def build(root: Path, name: str) -> Case:
     l = writers[name](r / "l", Vr).relative_to(r)
     kind = "parquet" if str(b).endswith(".parquet") else "jsonl"
     return Case(name, [str(b), str(l)],
-                ["report", str(b), str(l), "--label", f"{b}=base", "--label", f"{l}=rl",
-                 "--no-figures", "--bootstrap", "20", "--out", "rep.html"],
+                ["compare", "--base", str(b), "--rl", str(l), "--label", f"{b}=base",
+                 "--label", f"{l}=rl", "--intersect", "--bootstrap", "20"],
                 {str(b): kind, str(l): kind})
 
 
