@@ -133,7 +133,7 @@ def parse_grid(spec: str | None) -> list | str | None:
 
 def _ascii_int(text: str) -> int:
     text = text.strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise ValueError(text)
     return int(text)
 

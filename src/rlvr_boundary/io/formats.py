@@ -343,82 +343,156 @@ def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = 
     return out
 
 
-def read_columns(text: str, source: str) -> tuple[list[str] | None, np.ndarray, list[int]]:
-    """Parse a CSV/TSV/whitespace table of numbers with an optional header row.
-
-    Returns
-    -------
-    tuple
-        ``(header or None, values (rows, cols), line numbers)``.
-    """
-    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError("no data rows", path=source)
-    sample = lines[0][1]
-    delim = "\t" if "\t" in sample else "," if "," in sample else None
-    rows, numbers, header = [], [], None
-    for i, ln in lines:
-        cells = next(csv.reader(io.StringIO(ln), delimiter=delim)) if delim else ln.split()
-        cells = [c.strip() for c in cells]
-        try:
-            vals = [float(c) for c in cells]
-        except ValueError:
-            if header is None and not rows:
-                header = cells
-                continue
-            raise InputError(f"expected numbers, found {cells}", path=source, line=i) from None
-        if rows and len(vals) != len(rows[0]):
-            raise InputError(f"expected {len(rows[0])} columns, found {len(vals)}", path=source,
-                             line=i)
-        if not all(math.isfinite(v) for v in vals):
-            raise InputError("values must be finite numbers", path=source, line=i)
-        rows.append(vals)
-        numbers.append(i)
-    if not rows:
-        raise InputError("no data rows", path=source)
-    return header, np.array(rows, dtype=float), numbers
+#: Most rows of a published curve (k, pass@k base, pass@k RL): papers print a few dozen.
+MAX_CURVE_ROWS = 100_000
+#: Most distinct success rates per column held for the crossing bound (16 bytes each);
+#: more is refused with the advice to round (--round D merges rates to 10^D values).
+MAX_DISTINCT_RATES = 4_000_000
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, np.ndarray, str]:
-    """Read the small table of the price diagnostic from a file or stdin.
-
-    Two columns are per-prompt success rates of base and RL ("rates"), three
-    are a published curve ``k, pass@k base, pass@k RL`` ("curve").
-
-    Returns
-    -------
-    tuple
-        ``(kind, header or None, values (rows, cols), source name)``.
-    """
-    text, source = read_source(path)
-    header, values, lines = read_columns(text, source)
-    ncol = values.shape[1]
-    if kind == "auto":
-        kind = {2: "rates", 3: "curve"}.get(ncol)
-        if kind is None:
-            raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, pass@k base, "
-                             f"pass@k RL), found {ncol}", path=source, line=lines[0])
-    want = 2 if kind == "rates" else 3
-    if ncol != want:
-        raise InputError(f"--kind {kind} needs {want} columns, found {ncol}", path=source,
-                         line=lines[0])
-    if kind == "rates":
-        bad = np.flatnonzero(((values < 0) | (values > 1)).any(axis=1))
-        if bad.size:
-            raise InputError(f"success rates must lie in [0, 1], found {values[bad[0]].tolist()}",
-                             path=source, line=lines[bad[0]])
-    return kind, header, values, source
+def _number(cell: str) -> float:
+    """A decimal number in ASCII (no other digits, separators, nan or inf)."""
+    if not _NUMBER.fullmatch(cell):
+        raise ValueError(cell)
+    return float(cell)
 
 
-def read_source(path: str | None) -> tuple[str, str]:
-    """Text of a file, or of stdin when ``path`` is None or "-"."""
+def _source_lines(path: str | None):
+    """``(lines, source name)``: bounded ``(line number, text)`` of a file or of stdin."""
     if path in (None, "-"):
-        return sys.stdin.read(), "<stdin>"
+        def stdin_lines():
+            lineno = 0
+            while True:
+                text = sys.stdin.readline(MAX_LINE_BYTES + 1)
+                if not text:
+                    return
+                lineno += 1
+                if len(text) > MAX_LINE_BYTES:
+                    raise InputError(f"line is longer than {MAX_LINE_BYTES // 2**20} MB",
+                                     path="<stdin>", line=lineno)
+                yield lineno, text.lstrip("\ufeff") if lineno == 1 else text
+        return stdin_lines(), "<stdin>"
     p = Path(path)
     if not p.exists():
         raise InputError("file not found", path=p)
+    if p.is_dir():
+        raise InputError("is a directory, expected a file", path=p)
+    return iter_text_lines(p, replace_invalid=False), str(p)
+
+
+class _Histogram:
+    """Distinct values and their counts, merged chunk by chunk in bounded memory."""
+
+    def __init__(self, source: str, what: str) -> None:
+        self.values = np.empty(0)
+        self.counts = np.empty(0, dtype=np.int64)
+        self.source, self.what = source, what
+
+    def add(self, chunk: np.ndarray) -> None:
+        v, c = np.unique(chunk, return_counts=True)
+        allv = np.concatenate([self.values, v])
+        allc = np.concatenate([self.counts, c])
+        self.values, inv = np.unique(allv, return_inverse=True)
+        self.counts = np.bincount(inv, weights=allc, minlength=self.values.size).astype(np.int64)
+        if self.values.size > MAX_DISTINCT_RATES:
+            raise InputError(
+                f"more than {MAX_DISTINCT_RATES:,} distinct {self.what} rates; round them "
+                "with --round D (e.g. --round 6) to merge nearly equal values",
+                path=self.source)
+
+
+def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, Any, str]:
+    """Read the table of the price diagnostic from a file or stdin, streaming.
+
+    Two columns are per-prompt success rates of base and RL ("rates"), three
+    are a published curve ``k, pass@k base, pass@k RL`` ("curve"). Lines are
+    read one at a time (each at most ``MAX_LINE_BYTES``); a leading byte-order
+    mark is dropped; blank lines and ``#`` comments are skipped but counted in
+    line numbers. Only the first non-blank line may be a header.
+
+    Rates are not kept row by row: everything the diagnostic needs depends on
+    each column's multiset of rates, so they are reduced to histograms (at most
+    ``MAX_DISTINCT_RATES`` distinct values per column) and a table of any
+    length is read in bounded memory.
+
+    Returns
+    -------
+    tuple
+        ``(kind, header or None, values, source name)``; ``values`` is the
+        ``(rows, 3)`` array of a curve, or for rates a dict ``{"n": rows,
+        "base": (rates, counts), "rl": (rates, counts)}`` of distinct rates.
+    """
+    lines, source = _source_lines(path)
+    header, delim, ncol, first = None, None, None, None
+    rows: list[list[float]] = []
+    hist = None
+    chunk: list[list[float]] = []
+    n_rows = 0
+
+    def flush() -> None:
+        arr = np.array(chunk, dtype=float).reshape(-1, 2)  # (rows, 2)
+        hist[0].add(arr[:, 0])
+        hist[1].add(arr[:, 1])
+        chunk.clear()
+
     try:
-        return p.read_text(encoding="utf-8"), str(p)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
+        for i, ln in lines:
+            if not ln.strip() or ln.lstrip().startswith("#"):
+                continue
+            if delim is None:
+                delim = "\t" if "\t" in ln else "," if "," in ln else " "
+            cells = next(csv.reader([ln], delimiter=delim)) if delim != " " else ln.split()
+            cells = [c.strip() for c in cells]
+            try:
+                vals = [_number(c) for c in cells]
+            except ValueError:
+                if header is None and ncol is None:
+                    header = cells
+                    continue
+                raise InputError(f"expected numbers, found {_short(cells)}", path=source,
+                                 line=i) from None
+            if ncol is None:
+                ncol, first = len(vals), i
+                if kind == "auto":
+                    kind = {2: "rates", 3: "curve"}.get(ncol, kind)
+                    if kind == "auto":
+                        raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, "
+                                         f"pass@k base, pass@k RL), found {ncol}", path=source,
+                                         line=i)
+                want = 2 if kind == "rates" else 3
+                if ncol != want:
+                    raise InputError(f"--kind {kind} needs {want} columns, found {ncol}",
+                                     path=source, line=i)
+                if kind == "rates":
+                    hist = (_Histogram(source, "base"), _Histogram(source, "RL"))
+            elif len(vals) != ncol:
+                raise InputError(f"expected {ncol} columns, found {len(vals)}", path=source,
+                                 line=i)
+            if not all(math.isfinite(v) for v in vals):
+                raise InputError("values must be finite numbers", path=source, line=i)
+            n_rows += 1
+            if kind == "rates":
+                if not all(0 <= v <= 1 for v in vals):
+                    raise InputError(f"success rates must lie in [0, 1], found {vals}",
+                                     path=source, line=i)
+                chunk.append(vals)
+                if len(chunk) >= 65_536:
+                    flush()
+            else:
+                rows.append(vals)
+                if len(rows) > MAX_CURVE_ROWS:
+                    raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",
+                                     path=source, line=i)
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", path=source) from None
+    if not n_rows:
+        raise InputError("no data rows", path=source)
+    if kind == "rates":
+        if chunk:
+            flush()
+        values = {"n": n_rows, "base": (hist[0].values, hist[0].counts),
+                  "rl": (hist[1].values, hist[1].counts)}
+        return kind, header, values, source
+    return kind, header, np.array(rows, dtype=float), source
+
