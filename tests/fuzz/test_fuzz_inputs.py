@@ -25,7 +25,7 @@ from tests.fuzz import harness as H
 
 FAST = settings(max_examples=3, deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
-SLOW = settings(max_examples=25, deadline=None, derandomize=True,
+SLOW = settings(max_examples=100, deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
 
