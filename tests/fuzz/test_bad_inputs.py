@@ -241,3 +241,24 @@ def test_bound_from_histograms_equals_the_row_wise_bound(pairs, decimals):
     assert got["V"] == ref["V"] and got["bound"] == ref["bound"]
     assert got["zero_at_k0"] == ref["zero_at_k0"]
     assert np.allclose(got["q"], ref["q"]) and np.allclose(got["a"], ref["a"])
+
+
+def test_a_failed_run_leaves_no_partial_outputs(tmp_path, monkeypatch):
+    """The page or figures fail after the result JSON was written: nothing is left."""
+    import rlvr_boundary.report as R
+
+    (tmp_path / "a.jsonl").write_text(GOOD_RL)
+    (tmp_path / "b.jsonl").write_text(GOOD_RL.replace('"c": 1', '"c": 3'))
+
+    def boom(*a, **k):
+        raise R.InputError("figure failed")
+
+    monkeypatch.setattr(R, "render_report", boom)
+    monkeypatch.setattr(R, "render_compare_figures", boom)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, err = run_cli(tmp_path, ["report", "a.jsonl", "b.jsonl", "--out", "r.html"])
+    assert code == 2 and "figure failed" in err
+    code, err = run_cli(tmp_path, ["compare", "--base", "a.jsonl", "--rl", "b.jsonl",
+                                   "--json", "c.json", "--out", "cmp"])
+    assert code == 2 and "figure failed" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

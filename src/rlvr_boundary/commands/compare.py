@@ -90,26 +90,32 @@ def run(args: argparse.Namespace) -> int:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False)
     res = compare_aligned(aligned, base.model, rl.model, opts)
     res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
-    targets = []
-    if args.out:
-        out = Path(args.out)
-        if out.exists() and not out.is_dir():
-            raise InputError(f"--out: {out} exists and is not a directory")
-        out.mkdir(parents=True, exist_ok=True)
-        targets.append(out / "result.json")
-    if args.json:
-        targets.append(Path(args.json))
-    from rlvr_boundary.io.results import envelope
+    from rlvr_boundary.io.outputs import removed_on_failure
 
-    doc = envelope("compare", opts, res)  # validates the payload before anything is written
-    for t in targets:
-        write_result(t, "compare", opts, res)
-    if args.out:
-        doc = read_result(targets[0], kind="compare")  # the files come from the result alone
-        write_curves_csv(Path(args.out) / "curves.csv", doc)
-        from rlvr_boundary.report import render_compare_figures
+    out_dir = Path(args.out) if args.out else None
+    made = [args.json] + ([out_dir] if out_dir is not None and not out_dir.exists() else
+                          [out_dir / "result.json", out_dir / "curves.csv"] if out_dir else [])
+    with removed_on_failure(*made):  # a failed run leaves none of the outputs it created
+        targets = []
+        if args.out:
+            out = Path(args.out)
+            if out.exists() and not out.is_dir():
+                raise InputError(f"--out: {out} exists and is not a directory")
+            out.mkdir(parents=True, exist_ok=True)
+            targets.append(out / "result.json")
+        if args.json:
+            targets.append(Path(args.json))
+        from rlvr_boundary.io.results import envelope
 
-        render_compare_figures(doc, Path(args.out))
+        doc = envelope("compare", opts, res)  # validates the payload before anything is written
+        for t in targets:
+            write_result(t, "compare", opts, res)
+        if args.out:
+            doc = read_result(targets[0], kind="compare")  # the files come from the result alone
+            write_curves_csv(Path(args.out) / "curves.csv", doc)
+            from rlvr_boundary.report import render_compare_figures
+
+            render_compare_figures(doc, Path(args.out))
     print_summary(doc, console)
     for t in targets:
         console.print(f"wrote {t}")

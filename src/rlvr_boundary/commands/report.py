@@ -72,9 +72,14 @@ def run(args: argparse.Namespace) -> int:
         check_outputs({"--out": out}, [args.from_result],
                       folders={"--out (its figures)": out.with_name(out.stem + "_figures")})
         doc = read_result(args.from_result, kind="report")
-    else:
-        doc = compute(args, out)
-    files = render_report(doc, out, figures=not args.no_figures)
+    from rlvr_boundary.io.outputs import removed_on_failure
+
+    # A failed run leaves nothing it created: no result JSON without its page, no figures.
+    json_out = None if args.from_result else out.with_suffix(".json")
+    with removed_on_failure(out, json_out, out.with_name(out.stem + "_figures")):
+        if not args.from_result:
+            doc = compute(args, out)
+        files = render_report(doc, out, figures=not args.no_figures)
     for line in W.summary_lines(payload_of(doc)):
         console.print(line)
     written = [str(out)] + ([] if args.from_result else [str(out.with_suffix(".json"))])

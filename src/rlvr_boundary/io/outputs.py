@@ -9,8 +9,11 @@ file, is refused before hours of work rather than after.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 from pathlib import Path
+from typing import Iterator
 
 from rlvr_boundary.errors import InputError
 
@@ -86,3 +89,24 @@ def _check_parent(flag: str, out: Path) -> None:
         raise InputError(f"{flag}: cannot write {out}: {parent} is not a directory")
     if not os.access(parent, os.W_OK):
         raise InputError(f"{flag}: cannot write {out}: {parent} is not writable")
+
+
+@contextlib.contextmanager
+def removed_on_failure(*paths: str | Path | None) -> Iterator[None]:
+    """Remove the outputs this run created if the block fails (Ctrl-C included).
+
+    Files and folders in ``paths`` that did not exist on entry are deleted when
+    the block raises, so a failed run leaves no result that looks complete (files
+    already there are left as they are: their atomic replacement had not happened).
+    """
+    fresh = [Path(p) for p in paths if p is not None and not Path(p).exists()]
+    try:
+        yield
+    except BaseException:
+        for p in fresh:
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
+        raise
