@@ -147,7 +147,7 @@ def test_struct_or_binary_ids_are_refused(tmp_path, arr):
 @pytest.mark.parametrize("flags, message", [
     (["--seed", "-1"], "--seed must be an integer from 0"),
     (["--K-se", "7"], "--K-se 7 is not a budget of the grid"),
-    (["--bootstrap", "1000000001"], "--bootstrap must be an integer from 2"),
+    (["--bootstrap", "1000000001"], "--bootstrap must be an integer >= 2 and at most 1,000,000"),
     (["--ks", "1-1000000000000"], "a grid holds at most"),
     (["--ks", "1-\u0663"], "cannot parse the budget grid"),
 ])

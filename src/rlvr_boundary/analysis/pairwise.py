@@ -57,8 +57,8 @@ class CompareOptions:
     def __post_init__(self) -> None:
         if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) \
                 or not 2 <= self.bootstrap <= MAX_BOOTSTRAP:
-            raise InputError(f"--bootstrap must be an integer from 2 to {MAX_BOOTSTRAP:,}, "
-                             f"got {self.bootstrap!r}")
+            raise InputError(f"--bootstrap must be an integer >= 2 and at most "
+                             f"{MAX_BOOTSTRAP:,}, got {self.bootstrap!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) \
                 or not 0 <= self.seed < 2**63:
             raise InputError(f"--seed must be an integer from 0 to 2**63 - 1, got {self.seed!r}")
