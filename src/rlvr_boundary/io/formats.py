@@ -44,6 +44,7 @@ from rlvr_boundary.io.rollouts import (
     _check_exists,
     is_jsonl,
     MAX_LINE_BYTES,
+    PARQUET_ERRORS,
     iter_json_lines,
     iter_text_lines,
     parquet_files,
@@ -202,7 +203,7 @@ def _iter_table_rows(path: Path):
                     for rec in batch.to_pylist():
                         yield row, rec
                         row += 1
-            except (pa.ArrowException, OSError) as exc:
+            except PARQUET_ERRORS as exc:
                 raise InputError(f"not a readable Parquet file ({exc})", path=file,
                                  line=row) from None
 

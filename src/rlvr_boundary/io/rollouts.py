@@ -41,6 +41,10 @@ from rlvr_boundary.io.schema import (
 
 BATCH_ROWS = 65_536
 
+#: What pyarrow raises on a corrupt Parquet file: a flipped byte in a column name of the
+#: footer surfaces as a UnicodeDecodeError.
+PARQUET_ERRORS = (pa.ArrowException, OSError, UnicodeDecodeError)
+
 log = logging.getLogger(__name__)
 
 
@@ -192,7 +196,7 @@ def table_columns(path: str | Path) -> list[str]:
         raise InputError("file has no JSON lines", path=path)
     try:
         return list(pq.read_schema(parquet_files(path)[0]).names)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except PARQUET_ERRORS as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
 
 
@@ -320,7 +324,7 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
     for file in parquet_files(path):
         try:
             pf = pq.ParquetFile(file)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except PARQUET_ERRORS as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=file) from None
         names = pf.schema_arrow.names
         cols = None if want is None else [c for c in want if c in names]
@@ -332,7 +336,7 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         while True:
             try:
                 batch = next(batches, None)
-            except (pa.ArrowException, OSError) as exc:  # a corrupt page or column chunk
+            except PARQUET_ERRORS as exc:  # a corrupt page or column chunk
                 raise InputError(f"not a readable Parquet file ({exc})", path=file,
                                  line=file_row) from None
             if batch is None:

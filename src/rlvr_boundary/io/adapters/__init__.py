@@ -35,10 +35,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow as pa
-
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters import lighteval, limit_of_rlvr, lm_eval, verl, vllm_jsonl
+from rlvr_boundary.io.rollouts import PARQUET_ERRORS
 
 ADAPTERS = {m.NAME: m for m in (lm_eval, lighteval, verl, limit_of_rlvr, vllm_jsonl)}
 
@@ -56,7 +55,7 @@ def detect(path: str | Path) -> str | None:
         try:
             if mod.sniff(path):
                 return name
-        except InputError:
+        except (InputError, *PARQUET_ERRORS):  # a corrupt file is no format's
             continue
     return None
 
@@ -94,6 +93,6 @@ def read(fmt: str, path: str | Path, model: str | None = None, **choices):
     try:
         return ADAPTERS[fmt].read(path, model=model,
                                   **{k: v for k, v in choices.items() if v is not None})
-    except (pa.ArrowException, OSError) as exc:
+    except PARQUET_ERRORS as exc:
         # A corrupt Parquet page or an unreadable file below the adapter's own checks.
         raise InputError(f"cannot read this {fmt} input ({exc})", path=path) from None
