@@ -262,3 +262,28 @@ def test_a_failed_run_leaves_no_partial_outputs(tmp_path, monkeypatch):
                                    "--json", "c.json", "--out", "cmp"])
     assert code == 2 and "figure failed" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", ["count-parquet", "rollouts-parquet", "lighteval"])
+def test_every_byte_of_a_parquet_footer_flipped(tmp_path, seed):
+    """Exhaustive over the footer (schema, column names, offsets): read or InputError."""
+    from rlvr_boundary.errors import InputError
+    from rlvr_boundary.io.inputs import load_inputs
+    from tests.fuzz.harness import build
+
+    case = build(tmp_path, seed)
+    path = tmp_path / case.files[0]
+    data = path.read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little") + 8
+    outcomes = {"ok": 0, "error": 0}
+    for pos in range(len(data) - footer, len(data)):
+        bad = bytearray(data)
+        bad[pos] ^= 0xA5
+        path.write_bytes(bytes(bad))
+        try:
+            load_inputs([path], facts=True)
+            outcomes["ok"] += 1
+        except InputError:
+            outcomes["error"] += 1
+    assert outcomes["error"] > 0 and sum(outcomes.values()) == footer
