@@ -55,6 +55,13 @@ sys.exit(code)
 LIMIT_MB = 1024
 
 
+def show(r: dict, peer: float | None) -> None:
+    ok = r["peak_mb"] is not None and r["peak_mb"] < LIMIT_MB and not r["traceback"]
+    print(f"{r['case'][:60]:60s} {r['code']:>4} {r['peak_mb'] or float('nan'):8.0f} "
+          f"{(r['peak_mb'] or 0) / (peer or r['peak_mb'] or 1):7.1f} {r['seconds']:6.1f}  "
+          f"{'' if ok else 'OVER LIMIT/TRACEBACK '}{r['message']}", flush=True)
+
+
 def run(argv: list[str], cwd: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     t0 = time.perf_counter()
@@ -82,12 +89,13 @@ def rates_csv(path: Path, size: int) -> int:
     import numpy as np
 
     rng = np.random.default_rng(0)
+    text = [f"{c / 64:.6f}" for c in range(65)]  # plug-in rates c/64
     rows = 0
     with open(path, "w") as fh:
         fh.write("base,rl\n")
         while fh.tell() < size:
-            c = rng.integers(0, 65, size=(1 << 20, 2))  # plug-in rates c/64
-            fh.write("".join(f"{a / 64:.6f},{b / 64:.6f}\n" for a, b in c.tolist()))
+            c = rng.integers(0, 65, size=(1 << 20, 2))
+            fh.write("".join(f"{text[a]},{text[b]}\n" for a, b in c.tolist()))
             rows += 1 << 20
     return rows
 
@@ -105,8 +113,12 @@ def main() -> None:
     try:
         small = tmp / "small.jsonl"
         small.write_text('{"id": "a", "n": 4, "c": 1}\n')
+        print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+              f"limit {LIMIT_MB} MB")
+        print(f"{'case':60s} {'exit':>4s} {'peak MB':>8s} {'x peer':>7s} {'s':>6s}  message")
         rows.append({"case": "peer: interpreter + imports",
                      **run(["--version"], tmp)})
+        show(rows[-1], None)
         if "nl" in groups:
             big = tmp / "big.bin"
             no_newline_file(big, size)
@@ -137,6 +149,7 @@ def main() -> None:
                 os.link(big, tmp / name)
                 rows.append({"case": f"2 GB, no newline: {what}" if not args.quick else
                              f"{size >> 20} MB, no newline: {what}", **run(argv, tmp)})
+                show(rows[-1], rows[0]["peak_mb"])
                 (tmp / name).unlink()
             big.unlink()
         if "price" in groups:
@@ -144,6 +157,7 @@ def main() -> None:
             mb = (tmp / "rates.csv").stat().st_size / 2**20
             rows.append({"case": f"price on a {mb:,.0f} MB CSV ({n:,} rows)",
                          **run(["price", "rates.csv", "--json", "p.json"], tmp)})
+            show(rows[-1], rows[0]["peak_mb"])
             (tmp / "rates.csv").unlink()
         if "grid" in groups:
             P, n = 100, 100_000
@@ -154,19 +168,13 @@ def main() -> None:
             rows.append({"case": "compare, largest grid: 100 prompts x 100,000 budgets",
                          **run(["compare", "--base", "a.jsonl", "--rl", "b.jsonl", "--ks",
                                 "1-100000", "--bootstrap", "20"], tmp)})
+            show(rows[-1], rows[0]["peak_mb"])
             rows.append({"case": "compare, largest bootstrap: 10^6 draws, 100 prompts x 8",
                          **run(["compare", "--base", "a.jsonl", "--rl", "b.jsonl", "--ks",
                                 "1-8", "--bootstrap", "1000000"], tmp)})
+            show(rows[-1], rows[0]["peak_mb"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    peer = rows[0]["peak_mb"]
-    print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, limit {LIMIT_MB} MB")
-    print(f"{'case':60s} {'exit':>4s} {'peak MB':>8s} {'x peer':>7s} {'s':>6s}  message")
-    for r in rows:
-        ok = r["peak_mb"] is not None and r["peak_mb"] < LIMIT_MB and not r["traceback"]
-        print(f"{r['case'][:60]:60s} {r['code']:>4} {r['peak_mb'] or float('nan'):8.0f} "
-              f"{(r['peak_mb'] or 0) / peer:7.1f} {r['seconds']:6.1f}  "
-              f"{'' if ok else 'OVER LIMIT/TRACEBACK '}{r['message']}")
     met = all(r["peak_mb"] is not None and r["peak_mb"] < LIMIT_MB and not r["traceback"]
               for r in rows)
     print(f"target (peak < {LIMIT_MB} MB, no traceback): {'met' if met else 'NOT met'}")
