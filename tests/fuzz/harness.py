@@ -262,7 +262,8 @@ def run_cli(root: Path, argv: list[str], stdin: str | None = None) -> tuple[int,
     err, out = io.StringIO(), io.StringIO()
     from rlvr_boundary import console as con
 
-    saved = (con.console.file, con.err_console.file)
+    # the private attribute: None means 'follow sys.stdout/stderr', which must survive us
+    saved = (con.console._file, con.err_console._file)
     try:
         os.chdir(root)
         con.console.file, con.err_console.file = out, err
@@ -273,7 +274,7 @@ def run_cli(root: Path, argv: list[str], stdin: str | None = None) -> tuple[int,
                 code = exc.code if isinstance(exc.code, int) else 1
     finally:
         os.chdir(old)
-        con.console.file, con.err_console.file = saved
+        con.console._file, con.err_console._file = saved
     return code, err.getvalue()
 
 

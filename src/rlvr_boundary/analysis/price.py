@@ -44,8 +44,9 @@ class PriceOptions:
     def __post_init__(self) -> None:
         if self.kind not in ("auto", "rates", "curve"):
             raise InputError(f"--kind must be auto, rates or curve, got {self.kind!r}")
-        if self.round_decimals is not None and self.round_decimals < 0:
-            raise InputError(f"--round must be >= 0, got {self.round_decimals!r}")
+        if self.round_decimals is not None and not 0 <= self.round_decimals <= 17:
+            # float64 holds 17 significant digits: more decimals round nothing
+            raise InputError(f"--round must lie in 0..17, got {self.round_decimals!r}")
         grid = parse_grid(self.ks)
         if grid == "pow2":
             grid = [2 ** i for i in range(11)]
