@@ -144,6 +144,10 @@ def main() -> None:
                 ("theory matrix CSV", "m.csv", ["theory", "diagnose", "m.csv"]),
                 ("price CSV", "p.csv", ["price", "p.csv"]),
                 ("rft-select JSONL", "r.jsonl", ["rft-select", "r.jsonl", "--by", "random"]),
+                ("report --from result JSON", "res.json", ["report", "--from", "res.json",
+                                                           "--out", "x.html"]),
+                ("rollout manifest JSON", "small.manifest.json",
+                 ["report", "small.jsonl", "small.jsonl", "--no-figures"]),
             ]
             for what, name, argv in cases:
                 os.link(big, tmp / name)

@@ -287,3 +287,15 @@ def test_every_byte_of_a_parquet_footer_flipped(tmp_path, seed):
         except InputError:
             outcomes["error"] += 1
     assert outcomes["error"] > 0 and sum(outcomes.values()) == footer
+
+
+def test_oversized_result_and_manifest_files_are_refused_unread(tmp_path, monkeypatch):
+    import rlvr_boundary.io.results as RS
+
+    monkeypatch.setattr(RS, "MAX_RESULT_BYTES", 1000)
+    (tmp_path / "r.json").write_text("[" * 5000)
+    code, err = run_cli(tmp_path, ["report", "--from", "r.json", "--out", "x.html"])
+    assert code == 2 and "larger than 0 MB: not a result file" in err
+    monkeypatch.setattr(RS, "MAX_RESULT_BYTES", 1 << 20)
+    code, err = run_cli(tmp_path, ["report", "--from", "r.json", "--out", "x.html"])
+    assert code == 2 and "r.json" in err  # deep nesting or invalid JSON: located, no traceback

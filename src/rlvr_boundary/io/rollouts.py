@@ -449,9 +449,15 @@ def read_manifest(table_path: str | Path) -> dict | None:
     mpath = manifest_path_for(table_path)
     if not mpath.exists():
         return None
+    if mpath.is_dir() or mpath.stat().st_size > MAX_LINE_BYTES:
+        raise InputError(f"manifest is not a JSON file under {MAX_LINE_BYTES >> 20} MB",
+                         path=mpath)
     try:
         with open(mpath, encoding="utf-8") as fh:
             doc = json.load(fh)
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise InputError(f"manifest is not readable JSON ({type(exc).__name__})",
+                         path=mpath) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"manifest is not valid JSON ({exc.msg})", path=mpath,
                          line=exc.lineno) from None

@@ -111,7 +111,7 @@ def _label_from_results(path: Path) -> str | None:
     if stamp is None:
         return None
     for cand in (path.with_name(f"results_{stamp}.json"), *path.parent.glob(f"*_{stamp}.json")):
-        if cand.is_file():
+        if cand.is_file() and cand.stat().st_size < (64 << 20):  # results files are small
             try:
                 doc = json.loads(cand.read_text(encoding="utf-8"))
             except (OSError, ValueError):
