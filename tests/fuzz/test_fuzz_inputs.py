@@ -13,6 +13,8 @@ run draws many more (the figures in docs/reliability.md come from it).
 
 from __future__ import annotations
 
+import collections
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -27,6 +29,18 @@ FAST = settings(max_examples=3, deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=100, deadline=None, derandomize=True,
                 suppress_health_check=list(HealthCheck))
+
+
+#: Examples run and outcomes, by (seed, mode, outcome); RLVR_FUZZ_COUNTS=FILE appends them.
+COUNTS: collections.Counter = collections.Counter()
+
+
+def _log_counts(seed: str, mode: str) -> None:
+    ok, err = COUNTS[(seed, mode, 0)], COUNTS[(seed, mode, 2)]
+    assert ok + err > 0
+    if os.environ.get("RLVR_FUZZ_COUNTS"):
+        with open(os.environ["RLVR_FUZZ_COUNTS"], "a") as fh:
+            fh.write(f"{seed}\t{mode}\t{ok}\t{err}\n")
 
 
 def _one(seed: str, data, mode: str) -> None:
@@ -55,6 +69,7 @@ def _one(seed: str, data, mode: str) -> None:
                                  data.draw(st.integers(0, 255), label="byte"))
         code, err = H.run_cli(root, case.argv)
         H.check_outcome(code, err, f"{seed}: {what}: {' '.join(case.argv)}")
+        COUNTS[(seed, mode, code)] += 1
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -68,6 +83,7 @@ def test_one_mutation_gives_success_or_input_error(seed, mode):
         _one(seed, data, mode)
 
     run()
+    _log_counts(seed, mode)
 
 
 @pytest.mark.slow
@@ -80,6 +96,7 @@ def test_one_mutation_gives_success_or_input_error_many(seed, mode):
         _one(seed, data, mode)
 
     run()
+    _log_counts(seed, mode)
 
 
 @pytest.mark.parametrize("seed", H.SEEDS)
