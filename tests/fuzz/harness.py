@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,7 +282,3 @@ def check_outcome(code: int, err: str, what: str) -> None:
         raise Crash(f"{what}: exit code {code}\n{err[-2000:]}")
     if code == 2 and "Traceback" in err:
         raise Crash(f"{what}: traceback\n{err[-2000:]}")
-
-
-def finite(x) -> bool:
-    return not isinstance(x, float) or math.isfinite(x)
