@@ -299,3 +299,29 @@ def test_oversized_result_and_manifest_files_are_refused_unread(tmp_path, monkey
     monkeypatch.setattr(RS, "MAX_RESULT_BYTES", 1 << 20)
     code, err = run_cli(tmp_path, ["report", "--from", "r.json", "--out", "x.html"])
     assert code == 2 and "r.json" in err  # deep nesting or invalid JSON: located, no traceback
+
+
+def test_price_fast_path_equals_line_by_line_and_names_late_bad_lines(tmp_path):
+    """70,000 rows: the block fast path and the line path agree; an error past the first
+    block is named at its file line (blank lines and a comment counted)."""
+    rng = np.random.default_rng(7)
+    c = rng.integers(0, 17, size=(70_000, 2)) / 16
+    lines = [f"{a},{b}" for a, b in c.tolist()]
+    (tmp_path / "fast.csv").write_text("base,rl\n" + "\n".join(lines) + "\n")
+    # the same rows with spaces after the comma: every line takes the line-by-line path
+    (tmp_path / "slow.csv").write_text("base,rl\n" + "\n".join(x.replace(",", ", ")
+                                                               for x in lines) + "\n")
+    docs = []
+    for name in ("fast", "slow"):
+        code, err = run_cli(tmp_path, ["price", f"{name}.csv", "--ks", "1-64", "--json",
+                                       f"{name}.json"])
+        assert code == 0, err
+        docs.append(json.loads((tmp_path / f"{name}.json").read_text()))
+    for key in ("n_prompts", "crossing_bound", "k_star", "price_k", "asymptotic_diff"):
+        assert docs[0][key] == docs[1][key]
+    assert np.allclose(docs[0]["diff"], docs[1]["diff"], atol=1e-12)
+    bad = lines[:]
+    bad[68_000] = "0.5,1.5"
+    (tmp_path / "bad.csv").write_text("base,rl\n\n# note\n" + "\n".join(bad) + "\n")
+    code, err = run_cli(tmp_path, ["price", "bad.csv"])
+    assert code == 2 and f"bad.csv:{68_000 + 4}: success rates must lie in [0, 1]" in err

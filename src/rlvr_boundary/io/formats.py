@@ -352,6 +352,12 @@ MAX_DISTINCT_RATES = 4_000_000
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def _rate_block(delim: str) -> re.Pattern:
+    """Lines of exactly two plain numbers separated by ``delim``."""
+    num = _NUMBER.pattern
+    return re.compile(rf"(?:{num}{re.escape(delim)}{num}(?:\r?\n|\Z))*")
+
+
 def _number(cell: str) -> float:
     """A decimal number in ASCII (no other digits, separators, nan or inf)."""
     if not _NUMBER.fullmatch(cell):
@@ -437,59 +443,93 @@ def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | 
         hist[1].add(arr[:, 1])
         chunk.clear()
 
+    def parse(i: int, ln: str) -> None:
+        nonlocal header, delim, ncol, first, kind, hist, n_rows
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            return
+        if delim is None:
+            delim = "\t" if "\t" in ln else "," if "," in ln else " "
+        if delim == " ":
+            cells = ln.split()
+        elif '"' in ln:
+            cells = next(csv.reader([ln], delimiter=delim))
+        else:  # no quoting: a plain split is what csv would do, and much faster
+            cells = ln.rstrip("\r\n").split(delim)
+        cells = [c.strip() for c in cells]
+        try:
+            vals = [_number(c) for c in cells]
+        except ValueError:
+            if header is None and ncol is None:
+                header = cells
+                return
+            raise InputError(f"expected numbers, found {_short(cells)}", path=source,
+                             line=i) from None
+        if ncol is None:
+            ncol, first = len(vals), i
+            if kind == "auto":
+                kind = {2: "rates", 3: "curve"}.get(ncol, kind)
+                if kind == "auto":
+                    raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, "
+                                     f"pass@k base, pass@k RL), found {ncol}", path=source,
+                                     line=i)
+            want = 2 if kind == "rates" else 3
+            if ncol != want:
+                raise InputError(f"--kind {kind} needs {want} columns, found {ncol}",
+                                 path=source, line=i)
+            if kind == "rates":
+                hist = (_Histogram(source, "base"), _Histogram(source, "RL"))
+        elif len(vals) != ncol:
+            raise InputError(f"expected {ncol} columns, found {len(vals)}", path=source,
+                             line=i)
+        if not all(math.isfinite(v) for v in vals):
+            raise InputError("values must be finite numbers", path=source, line=i)
+        n_rows += 1
+        if kind == "rates":
+            if not all(0 <= v <= 1 for v in vals):
+                raise InputError(f"success rates must lie in [0, 1], found {vals}",
+                                 path=source, line=i)
+            chunk.append(vals)
+            if len(chunk) >= 65_536:
+                flush()
+        else:
+            rows.append(vals)
+            if len(rows) > MAX_CURVE_ROWS:
+                raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",
+                                 path=source, line=i)
+
+    block: list[tuple[int, str]] = []
+
+    def run_block() -> None:
+        # Fast path for plain "rate<delim>rate" lines: one regex over the block checks every
+        # line, numpy converts it; anything else (blank lines, comments, spaces, quotes, a
+        # bad value) goes line by line, which also names the offending line.
+        nonlocal n_rows
+        text = "".join(t for _, t in block)
+        if _rate_block(delim).fullmatch(text):
+            parts = text.replace("\r", "").replace("\n", delim).split(delim)
+            if parts and parts[-1] == "":
+                parts.pop()
+            arr = np.array(parts, dtype=float).reshape(-1, 2)  # (rows, 2)
+            if np.all((arr >= 0) & (arr <= 1)):
+                hist[0].add(arr[:, 0])
+                hist[1].add(arr[:, 1])
+                n_rows += arr.shape[0]
+                block.clear()
+                return
+        for i, ln in block:
+            parse(i, ln)
+        block.clear()
+
     try:
         for i, ln in lines:
-            if not ln.strip() or ln.lstrip().startswith("#"):
-                continue
-            if delim is None:
-                delim = "\t" if "\t" in ln else "," if "," in ln else " "
-            if delim == " ":
-                cells = ln.split()
-            elif '"' in ln:
-                cells = next(csv.reader([ln], delimiter=delim))
-            else:  # no quoting: a plain split is what csv would do, and much faster
-                cells = ln.rstrip("\r\n").split(delim)
-            cells = [c.strip() for c in cells]
-            try:
-                vals = [_number(c) for c in cells]
-            except ValueError:
-                if header is None and ncol is None:
-                    header = cells
-                    continue
-                raise InputError(f"expected numbers, found {_short(cells)}", path=source,
-                                 line=i) from None
-            if ncol is None:
-                ncol, first = len(vals), i
-                if kind == "auto":
-                    kind = {2: "rates", 3: "curve"}.get(ncol, kind)
-                    if kind == "auto":
-                        raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, "
-                                         f"pass@k base, pass@k RL), found {ncol}", path=source,
-                                         line=i)
-                want = 2 if kind == "rates" else 3
-                if ncol != want:
-                    raise InputError(f"--kind {kind} needs {want} columns, found {ncol}",
-                                     path=source, line=i)
-                if kind == "rates":
-                    hist = (_Histogram(source, "base"), _Histogram(source, "RL"))
-            elif len(vals) != ncol:
-                raise InputError(f"expected {ncol} columns, found {len(vals)}", path=source,
-                                 line=i)
-            if not all(math.isfinite(v) for v in vals):
-                raise InputError("values must be finite numbers", path=source, line=i)
-            n_rows += 1
-            if kind == "rates":
-                if not all(0 <= v <= 1 for v in vals):
-                    raise InputError(f"success rates must lie in [0, 1], found {vals}",
-                                     path=source, line=i)
-                chunk.append(vals)
-                if len(chunk) >= 65_536:
-                    flush()
+            if hist is not None and delim in (",", "\t"):
+                block.append((i, ln))
+                if len(block) >= 65_536:
+                    run_block()
             else:
-                rows.append(vals)
-                if len(rows) > MAX_CURVE_ROWS:
-                    raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",
-                                     path=source, line=i)
+                parse(i, ln)
+        if block:
+            run_block()
     except csv.Error as exc:
         raise InputError(f"malformed CSV ({exc})", path=source) from None
     if not n_rows:
