@@ -107,6 +107,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="200 MB files")
     ap.add_argument("--only", default="", help="comma-separated case groups: nl,price,grid")
+    ap.add_argument("--case", default="", help="run only no-newline cases whose name has this")
     ap.add_argument("--json", help="write the rows as JSON")
     args = ap.parse_args()
     size = (200 << 20) if args.quick else (2 << 30)
@@ -116,6 +117,10 @@ def main() -> None:
     try:
         small = tmp / "small.jsonl"
         small.write_text('{"id": "a", "n": 4, "c": 1}\n')
+        (tmp / "rs.jsonl").write_text("".join(  # a small rollout table: base and rl
+            json.dumps({"prompt_id": f"p{i}", "model": m, "sample_idx": j,
+                        "correct": (i + j) % 2 == 0}) + "\n"
+            for m in ("base", "rl") for i in range(3) for j in range(2)))
         print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, "
               f"limit {LIMIT_MB} MB")
         print(f"{'case':60s} {'exit':>4s} {'peak MB':>8s} {'x peer':>7s} {'s':>6s}  message")
@@ -149,10 +154,12 @@ def main() -> None:
                 ("rft-select JSONL", "r.jsonl", ["rft-select", "r.jsonl", "--by", "random"]),
                 ("report --from result JSON", "res.json", ["report", "--from", "res.json",
                                                            "--out", "x.html"]),
-                ("rollout manifest JSON", "small.manifest.json",
-                 ["report", "small.jsonl", "small.jsonl", "--no-figures"]),
+                ("rollout manifest JSON", "rs.manifest.json",
+                 ["report", "rs.jsonl", "--no-figures"]),
             ]
             for what, name, argv in cases:
+                if args.case and args.case not in what:
+                    continue
                 os.link(big, tmp / name)
                 rows.append({"case": f"2 GB, no newline: {what}" if not args.quick else
                              f"{size >> 20} MB, no newline: {what}", **run(argv, tmp)})
