@@ -68,18 +68,26 @@ def read_matrix(path):
 
     from rlvr_boundary.errors import InputError
 
+    from rlvr_boundary.io.rollouts import MAX_LINE_BYTES, iter_text_lines
+
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
-    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    csv.field_size_limit(MAX_LINE_BYTES)
+    try:
+        # (file line, cells) of the non-blank lines; line numbers count the blank ones too
+        rows = [(i, r) for i, text in iter_text_lines(path, replace_invalid=False)
+                for r in csv.reader([text]) if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", path=path) from None
     if len(rows) < 2:
         raise InputError("need a header and at least one strategy row", path=path)
-    head = [h.strip() for h in rows[0]]
+    head = [h.strip() for h in rows[0][1]]
     if len(head) < 3 or head[1].lower() != "pi0":
-        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=path, line=1)
+        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=path,
+                         line=rows[0][0])
     names, pi0, F = [], [], []
-    for i, r in enumerate(rows[1:], start=2):
+    for i, r in rows[1:]:
         if len(r) != len(head):
             raise InputError(f"expected {len(head)} fields, found {len(r)}", path=path, line=i)
         names.append(r[0].strip())
@@ -87,7 +95,7 @@ def read_matrix(path):
             vals = [float(x) for x in r[1:]]
         except ValueError:
             raise InputError("expected numbers after the strategy name", path=path, line=i) from None
-        if not all(0 <= v <= 1 for v in vals):
+        if not all(0 <= v <= 1 for v in vals):  # also refuses nan
             raise InputError("pi0 and fitness values must lie in [0, 1]", path=path, line=i)
         pi0.append(vals[0])
         F.append(vals[1:])
@@ -135,8 +143,11 @@ def run_frontier(args) -> int:
     from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.frontier import above_frontier, price_frontier, tilt_path
 
-    if args.taus < 2 or args.kmax < 1:
-        raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
+    if not 2 <= args.taus <= 10_000 or not 1 <= args.kmax <= 10**9:
+        raise InputError("--taus must lie in 2..10000 and --kmax in 1..10^9", field="taus")
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--out": args.out, "--json": args.json}, [args.matrix])
     opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
     names, pi0, F, _ = read_matrix(args.matrix)
     ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(args.kmax)) + 1), args.kmax))  # (K,)
@@ -309,6 +320,9 @@ def run_diagnose(args) -> int:
                       + ("(> 0: dominant specialization, which alone rules out a free lunch)" if m > 0
                          else "(<= 0: our dominance condition does not apply)"))
     if args.json:
+        from rlvr_boundary.io.outputs import check_outputs
+
+        check_outputs({"--json": args.json}, [args.matrix])
         write_result(args.json, "theory-diagnose", DiagnoseOptions(matrix=str(args.matrix)),
                      {"strategies": names, "prompts": prompts, "pi0": pi0,
                       "free_lunch": res["free_lunch"],

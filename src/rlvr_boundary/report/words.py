@@ -177,10 +177,15 @@ def support_sentence(audit: dict, m: str) -> str:
     s = audit["support"]["problem"][m]
     return (f"At K = {audit['K']}, {m} solves {t['rl_only']} problem"
             f"{'s' if t['rl_only'] != 1 else ''} the base does not and misses {t['base_only']} "
-            f"the base solves: {SUPPORT_TERMS['SRR']} SRR = {s['SRR']:.3f}, the share of the "
-            f"base's solved problems kept; {SUPPORT_TERMS['NDR']} NDR = {s['NDR']:.3f}, the "
-            f"share of its solved problems that are new; {SUPPORT_TERMS['NSCR']} "
-            f"NSCR = {s['NSCR']:+.3f}.")
+            f"the base solves: {SUPPORT_TERMS['SRR']} SRR = {_fmt(s['SRR'], '.3f')}, the share "
+            f"of the base's solved problems kept; {SUPPORT_TERMS['NDR']} NDR = "
+            f"{_fmt(s['NDR'], '.3f')}, the share of its solved problems that are new; "
+            f"{SUPPORT_TERMS['NSCR']} NSCR = {_fmt(s['NSCR'], '+.3f')}.")
+
+
+def _fmt(x, spec: str) -> str:
+    """A rate, or 'undefined' where its denominator is 0 (e.g. the base solves nothing)."""
+    return "undefined" if x is None else format(x, spec)
 
 
 def dropped_note(dropped: dict, kept: int) -> str | None:
