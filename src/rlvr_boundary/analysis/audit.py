@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
-from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.analysis.options import ReportOptions, check_cells
 from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
@@ -94,6 +94,7 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
     P = n.shape[1]
     n_min = int(n.min())
     ks = parse_ks(opts.compare.grid, n_min)
+    check_cells(P * len(models), ks.size, "(prompt, model) pairs")
     K = int(opts.k) if opts.k is not None else n_min
     if K > n_min:
         raise InputError(f"--k: the audit budget K = {K} must lie in 1..{n_min} (the smallest n)")

@@ -62,8 +62,12 @@ class CompareOptions:
 
     def __post_init__(self) -> None:
         if isinstance(self.bootstrap, bool) or not isinstance(self.bootstrap, int) \
-                or self.bootstrap < 2:
-            raise InputError(f"--bootstrap must be an integer >= 2, got {self.bootstrap!r}")
+                or not 2 <= self.bootstrap <= MAX_BOOTSTRAP:
+            raise InputError(f"--bootstrap must be an integer >= 2 and at most "
+                             f"{MAX_BOOTSTRAP:,}, got {self.bootstrap!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) \
+                or not 0 <= self.seed < 2**63:
+            raise InputError(f"--seed must be an integer from 0 to 2**63 - 1, got {self.seed!r}")
         if not 0 < self.alpha < 1:
             raise InputError(f"--alpha must lie strictly between 0 and 1, got {self.alpha!r}")
         if self.K_se is not None and self.K_se < 1:
@@ -91,6 +95,25 @@ class CompareOptions:
                 "verl": {"step": self.verl_step}}
 
 
+#: Largest bootstrap / multiplier count accepted (its arrays take 8 bytes per draw).
+MAX_BOOTSTRAP = 1_000_000
+#: Most budgets a grid may hold, and the largest budget (checked before the grid is built).
+MAX_BUDGETS = 100_000
+MAX_K = 10**9
+#: Most (prompt, budget) cells of per-prompt pass@k curves held at once, per model;
+#: the analysis keeps a few arrays of this size (8 bytes a cell), so this bounds memory.
+MAX_CELLS = 10_000_000
+
+
+def check_cells(n_prompts: int, n_budgets: int, what: str = "prompts") -> None:
+    """Refuse a grid whose per-prompt curves would exceed :data:`MAX_CELLS` (before building)."""
+    if n_prompts * n_budgets > MAX_CELLS:
+        raise InputError(
+            f"{n_prompts:,} {what} x {n_budgets:,} budgets is more than the "
+            f"{MAX_CELLS:,} per-prompt pass@k values held in memory; choose a smaller "
+            "grid with --ks (e.g. pow2 or 1-64,128,256)", field="ks")
+
+
 def parse_grid(spec: str | None) -> list | str | None:
     """Parse a budget grid spec: "1-128", "1,2,4,8", "1-16,32,64", "pow2", or None (1..n)."""
     if spec is None or spec == "":
@@ -102,12 +125,20 @@ def parse_grid(spec: str | None) -> list | str | None:
         for part in spec.split(","):
             part = part.strip()
             if "-" in part:
-                lo, hi = (int(x) for x in part.split("-", 1))
+                lo, hi = (_ascii_int(x) for x in part.split("-", 1))
                 if lo > hi:
                     raise ValueError
+                if hi > MAX_K or hi - lo + 1 + len(ks) > MAX_BUDGETS:
+                    raise InputError(f"--ks {spec!r}: a grid holds at most {MAX_BUDGETS:,} "
+                                     f"budgets, each at most {MAX_K:,}", field="ks")
                 ks.update(range(lo, hi + 1))
             else:
-                ks.add(int(part))
+                ks.add(_ascii_int(part))
+                if max(ks) > MAX_K or len(ks) > MAX_BUDGETS:
+                    raise InputError(f"--ks {spec!r}: a grid holds at most {MAX_BUDGETS:,} "
+                                     f"budgets, each at most {MAX_K:,}", field="ks")
+    except InputError:
+        raise
     except ValueError:
         raise InputError(f"--ks: cannot parse the budget grid {spec!r}; use e.g. 1-128, "
                          "1,2,4,8 or pow2") from None
@@ -115,6 +146,14 @@ def parse_grid(spec: str | None) -> list | str | None:
     if not out or out[0] < 1:
         raise InputError(f"--ks: budgets must be integers >= 1, got {spec!r}")
     return out
+
+
+def _ascii_int(text: str) -> int:
+    # int() accepts other scripts' digits, underscores and signs; a budget is plain ASCII.
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise ValueError(text)
+    return int(text)
 
 
 @dataclass
@@ -180,8 +219,9 @@ class PriceOptions:
     def __post_init__(self) -> None:
         if self.kind not in ("auto", "rates", "curve"):
             raise InputError(f"--kind must be auto, rates or curve, got {self.kind!r}")
-        if self.round_decimals is not None and self.round_decimals < 0:
-            raise InputError(f"--round must be >= 0, got {self.round_decimals!r}")
+        if self.round_decimals is not None and not 0 <= self.round_decimals <= 17:
+            # float64 holds 17 significant digits: more decimals round nothing
+            raise InputError(f"--round must lie in 0..17, got {self.round_decimals!r}")
         grid = parse_grid(self.ks)
         if grid == "pow2":
             grid = [2 ** i for i in range(11)]

@@ -12,7 +12,7 @@ import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
-from rlvr_boundary.analysis.options import CompareOptions, parse_grid
+from rlvr_boundary.analysis.options import MAX_BUDGETS, CompareOptions, check_cells, parse_grid
 from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import passk_within_prompt_variance
@@ -27,6 +27,9 @@ def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:
     """
     grid = spec if not isinstance(spec, str) or spec == "pow2" else parse_grid(spec)
     if grid is None:
+        if n_min > MAX_BUDGETS:
+            raise InputError(f"the default grid 1..n has {n_min:,} budgets, more than "
+                             f"{MAX_BUDGETS:,}; choose one with --ks (e.g. pow2)", field="ks")
         return np.arange(1, n_min + 1)
     if grid == "pow2":
         return 2 ** np.arange(int(np.log2(n_min)) + 1)
@@ -73,6 +76,10 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     nr, cr = aligned.n[ir], aligned.c[ir]  # (P,)
     n_min = int(min(nb.min(), nr.min()))
     ks = parse_ks(opts.grid, n_min)
+    check_cells(nb.size, ks.size)
+    if opts.K_se is not None and opts.K_se not in ks:
+        raise InputError(f"--K-se {opts.K_se} is not a budget of the grid "
+                         f"(k = {ks[0]}..{ks[-1]}, {ks.size} budgets)", field="K_se")
     # Reuse given curves only when they are on this grid (a pair's smallest n may
     # exceed the audit's, and with it the default grid).
     curves = {m: v for m, v in (curves or {}).items() if v.shape[1] == ks.size}

@@ -76,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
     paths = [Path(args.base), Path(args.rl)]
     labels.update(parse_labels(args.label, paths))
     opts = compare_options(args, labels)
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--json": args.json,
+                   "--out (result.json)": Path(args.out) / "result.json" if args.out else None,
+                   "--out (curves.csv)": Path(args.out) / "curves.csv" if args.out else None},
+                  [*paths, *opts.rl_runs, *opts.base_runs], folders={"--out": args.out})
     choices = opts.adapter_choices()
     formats = [detect_format(p) if opts.format == "auto" else opts.format for p in paths]
     check_choices_used(choices, formats)
@@ -96,24 +102,30 @@ def run(args: argparse.Namespace) -> int:
     res = compare_aligned(aligned, base.model, rl.model, opts, runs=runs,
                           groups=cluster_groups(opts.cluster_by, aligned, [base, rl]))
     res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
-    targets = []
-    if args.out:
-        out = Path(args.out)
-        if out.exists() and not out.is_dir():
-            raise InputError(f"--out: {out} exists and is not a directory")
-        out.mkdir(parents=True, exist_ok=True)
-        targets.append(out / "result.json")
-    if args.json:
-        targets.append(Path(args.json))
-    doc = envelope("compare", opts, res)  # validates the payload before anything is written
-    for t in targets:
-        write_doc(t, doc)
-    if args.out:
-        doc = read_result(targets[0], kind="compare")  # the files come from the result alone
-        write_curves_csv(Path(args.out) / "curves.csv", doc)
-        from rlvr_boundary.report.build import render_compare_figures
+    from rlvr_boundary.io.outputs import removed_on_failure
 
-        render_compare_figures(doc, Path(args.out))
+    out_dir = Path(args.out) if args.out else None
+    made = [args.json] + ([out_dir] if out_dir is not None and not out_dir.exists() else
+                          [out_dir / "result.json", out_dir / "curves.csv"] if out_dir else [])
+    with removed_on_failure(*made):  # a failed run leaves none of the outputs it created
+        targets = []
+        if args.out:
+            out = Path(args.out)
+            if out.exists() and not out.is_dir():
+                raise InputError(f"--out: {out} exists and is not a directory")
+            out.mkdir(parents=True, exist_ok=True)
+            targets.append(out / "result.json")
+        if args.json:
+            targets.append(Path(args.json))
+        doc = envelope("compare", opts, res)  # validates the payload before anything is written
+        for t in targets:
+            write_doc(t, doc)
+        if args.out:
+            doc = read_result(targets[0], kind="compare")  # the files come from the result alone
+            write_curves_csv(Path(args.out) / "curves.csv", doc)
+            from rlvr_boundary.report.build import render_compare_figures
+
+            render_compare_figures(doc, Path(args.out))
     print_summary(doc, console)
     from rlvr_boundary.commands._structure import print_extras
 

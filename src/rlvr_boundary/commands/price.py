@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.io.formats import read_price_table
     from rlvr_boundary.io.results import write_result
 
+    from rlvr_boundary.io.outputs import check_outputs
+
     opts = PriceOptions(ks=args.ks, kind=args.kind, round_decimals=args.round_decimals)
+    check_outputs({"--json": args.json}, [args.file])
     kind, header, values, source = read_price_table(args.file, opts.kind)
     try:
         res = diagnose(kind, values, opts)

@@ -73,10 +73,19 @@ def run(args: argparse.Namespace) -> int:
         if args.inputs or args.example or args.learning:
             raise InputError("--from redraws a result file: give no inputs, no --example and "
                              "no --learning")
+        from rlvr_boundary.io.outputs import check_outputs
+
+        check_outputs({"--out": out}, [args.from_result],
+                      folders={"--out (its figures)": out.with_name(out.stem + "_figures")})
         doc = read_result(args.from_result, kind="report")
-    else:
-        doc = compute(args, out)
-    files = render_report(doc, out, figures=not args.no_figures)
+    from rlvr_boundary.io.outputs import removed_on_failure
+
+    # A failed run leaves nothing it created: no result JSON without its page, no figures.
+    json_out = None if args.from_result else out.with_suffix(".json")
+    with removed_on_failure(out, json_out, out.with_name(out.stem + "_figures")):
+        if not args.from_result:
+            doc = compute(args, out)
+        files = render_report(doc, out, figures=not args.no_figures)
     for line in W.summary_lines(payload_of(doc)):
         console.print(line)
     written = [str(out)] + ([] if args.from_result else [str(out.with_suffix(".json"))])
@@ -119,6 +128,10 @@ def compute(args: argparse.Namespace, out) -> dict:
         raise InputError("missing ROLLOUTS: give rollout or count files (or --example, or "
                          "--from RESULT to redraw a page)")
     labels.update(parse_labels(args.label, paths))
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--out": out, "--out (its JSON)": out.with_suffix(".json")}, paths,
+                  folders={"--out (its figures)": out.with_name(out.stem + "_figures")})
     opts = ReportOptions(compare=compare_options(args, labels), base=args.base, k=args.k,
                          zeta=args.zeta, top=args.top, quality_sample=args.quality_sample,
                          figures=not args.no_figures)

@@ -64,6 +64,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     src = Path(args.rollouts)
+    from rlvr_boundary.io.outputs import check_outputs
+    from rlvr_boundary.io.schema import manifest_path_for
+
+    out_ = Path(args.out) if args.out else default_out(src)
+    check_outputs({"--out": out_, "--out (its manifest)": manifest_path_for(out_),
+                   "--summary": Path(args.summary) if args.summary else summary_path_for(out_)},
+                  [src, manifest_path_for(src)])
     need = ["text", "correct"] + ([STRATEGY_COLUMNS[opts.by]] if STRATEGY_COLUMNS[opts.by] else [])
     have = set(table_columns(src))
     for col in need:

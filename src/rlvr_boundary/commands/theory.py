@@ -89,8 +89,11 @@ def run_frontier(args) -> int:
     from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.frontier import above_frontier, price_frontier, tilt_path
 
-    if args.taus < 2 or args.kmax < 1:
-        raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
+    if not 2 <= args.taus <= 10_000 or not 1 <= args.kmax <= 10**9:
+        raise InputError("--taus must lie in 2..10000 and --kmax in 1..10^9", field="taus")
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--out": args.out, "--json": args.json}, [args.matrix])
     opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
     from rlvr_boundary.io.matrix import read_matrix
 
@@ -267,6 +270,9 @@ def run_diagnose(args) -> int:
                       + ("(> 0: dominant specialization, which alone rules out a free lunch)" if m > 0
                          else "(<= 0: our dominance condition does not apply)"))
     if args.json:
+        from rlvr_boundary.io.outputs import check_outputs
+
+        check_outputs({"--json": args.json}, [args.matrix])
         write_result(args.json, "theory-diagnose", DiagnoseOptions(matrix=str(args.matrix)),
                      {"strategies": names, "prompts": prompts, "pi0": pi0,
                       "free_lunch": res["free_lunch"],

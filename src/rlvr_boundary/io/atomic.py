@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
+from rlvr_boundary.errors import InputError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
@@ -22,8 +24,13 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     exception the temporary file is removed and ``path`` is left untouched.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise InputError(f"cannot write {path}: it is a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:  # the folder is a file, not writable, or the name is too long
+        raise InputError(f"cannot write {path} ({exc.strerror or exc})") from None
     os.close(fd)
     tmp_path = Path(tmp)
     try:

@@ -7,6 +7,7 @@ checked once here, so the numeric core can trust its arrays.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,8 +48,8 @@ class Counts:
 
     def __post_init__(self) -> None:
         self.prompt_ids = np.asarray(self.prompt_ids, dtype=object)
-        self.n = np.asarray(self.n, dtype=np.int64)
-        self.c = np.asarray(self.c, dtype=np.int64)
+        self.n = _int64(self.n, "n", self)
+        self.c = _int64(self.c, "c", self)
         P = len(self.prompt_ids)
         if self.n.shape != (P,) or self.c.shape != (P,):
             raise ValueError("prompt_ids, n and c must have the same length")
@@ -76,6 +77,24 @@ class Counts:
 
     def __len__(self) -> int:
         return len(self.prompt_ids)
+
+
+def _int64(values, name: str, ct: "Counts") -> np.ndarray:
+    """``values`` as int64, refusing what would not fit (huge ints, uint64 past 2**63 - 1,
+    fractions) instead of letting numpy raise or wrap them negative."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub" or arr.size == 0:
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise InputError(f"{name} = {arr.max()} is out of range", path=ct.source, field=name)
+        return arr.astype(np.int64)
+    bad = [v for v in arr.ravel().tolist()
+           if isinstance(v, bool) or not isinstance(v, (int, float))
+           or (isinstance(v, float) and not (math.isfinite(v) and v.is_integer()))
+           or not -(2**63) <= v < 2**63]
+    if bad:
+        raise InputError(f"{name} must hold integers, found {str(bad[0])[:60]!r}",
+                         path=ct.source, field=name)
+    return arr.astype(np.int64)
 
 
 def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:

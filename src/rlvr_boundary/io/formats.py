@@ -24,8 +24,8 @@ negative counts, ``c > n``, duplicate ids, an empty file.
 from __future__ import annotations
 
 import csv
-import io
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,14 @@ import numpy as np
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.counts import Counts
-from rlvr_boundary.io.text import _check_exists, is_jsonl, iter_json_lines, open_text, path_stem
+from rlvr_boundary.io.text import (
+    MAX_LINE_BYTES,
+    _check_exists,
+    is_jsonl,
+    iter_json_lines,
+    iter_text_lines,
+    path_stem,
+)
 
 # pyarrow and the Arrow readers (rollouts, adapters, Parquet) are imported inside
 # the branches that read such files: importing pyarrow takes longer than the whole
@@ -89,23 +96,46 @@ def _columns(path: Path) -> list[str]:
     return table_columns(path)
 
 
-def _as_count(value: Any, *, path: Path, line: int, field: str) -> int:
-    """An integer count from JSON: ints, or floats with an integral value; never bools."""
+#: Largest count accepted (one billion samples of one prompt): larger values are typos or
+#: overflowed integers, and budgets up to ``n`` must stay computable.
+MAX_COUNT = 10**9
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+(?:\.0*)?")
+
+
+def _as_count(value: Any, *, path: Path, line: int, field: str, text: bool = False) -> int:
+    """An integer count in ``[0, MAX_COUNT]``.
+
+    JSON (``text=False``): ints, or floats with an integral value; never bools or strings
+    (the schema says counts are numbers). CSV cells (``text=True``): ASCII digits with an
+    optional ``.0`` (so ``4.0`` means the same in both); no other digits, exponents or
+    separators.
+    """
     if isinstance(value, bool):
         raise InputError(f"expected an integer count, found boolean {value}", path=path,
                          line=line, field=field)
     if isinstance(value, int):
         out = value
     elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        out = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        out = int(value)
+        out = value
+    elif text and isinstance(value, str) and _ASCII_INT.fullmatch(value.strip()):
+        out = float(value) if "." in value else int(value)
     else:
-        raise InputError(f"expected an integer count, found {value!r}", path=path, line=line,
-                         field=field)
+        raise InputError(f"expected an integer count, found {_short(value)}", path=path,
+                         line=line, field=field)
     if out < 0:
-        raise InputError(f"counts must be >= 0, found {out}", path=path, line=line, field=field)
-    return out
+        raise InputError(f"counts must be >= 0, found {_short(value)}", path=path, line=line,
+                         field=field)
+    if out > MAX_COUNT:
+        raise InputError(f"count {_short(value)} is larger than the largest accepted "
+                         f"({MAX_COUNT:,})", path=path, line=line, field=field)
+    return int(out)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr`` of a user value, cut to ``limit`` characters (a 128 KB cell stays readable)."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(r):,} characters)"
 
 
 def _check_row(pid, n: int, c: int, path: Path, line: int, seen: dict, model: str) -> None:
@@ -155,31 +185,40 @@ def _iter_table_rows(path: Path):
     """Yield ``(line, dict)`` for CSV/TSV, JSONL or Parquet count tables."""
     if _is_csv(path):
         delim = "\t" if ".tsv" in path.name.lower() else ","
+        # Lines are bounded by the line reader; a field may be as long as a line.
+        csv.field_size_limit(MAX_LINE_BYTES)
+        reader = csv.reader((text for _, text in iter_text_lines(path)), delimiter=delim)
         try:
-            with open_text(path) as fh:
-                reader = csv.DictReader(fh, delimiter=delim)
-                if not reader.fieldnames:
-                    raise InputError("file is empty", path=path)
-                for i, row in enumerate(reader, start=2):
-                    if None in row:
-                        raise InputError("row has more values than the header", path=path,
-                                         line=i)
-                    yield i, row
-        except UnicodeDecodeError as exc:
-            raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
+            header = next(reader, None)
+            if not header:
+                raise InputError("file is empty", path=path)
+            header = [h.strip() for h in header]
+            for cells in reader:
+                if not cells:
+                    continue  # a blank line; reader.line_num still counts it
+                if len(cells) > len(header):
+                    raise InputError(f"row has {len(cells)} values, the header has "
+                                     f"{len(header)}", path=path, line=reader.line_num)
+                yield reader.line_num, dict(zip(header, cells))
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path=path, line=reader.line_num) from None
     elif is_jsonl(path):
         yield from iter_json_lines(path)
     else:
         import pyarrow.parquet as pq
 
-        from rlvr_boundary.io.rollouts import parquet_files
+        from rlvr_boundary.io.rollouts import PARQUET_ERRORS, parquet_files
 
         row = 1
         for file in parquet_files(path):
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
-                for rec in batch.to_pylist():
-                    yield row, rec
-                    row += 1
+            try:
+                for batch in pq.ParquetFile(file).iter_batches(batch_size=65536):
+                    for rec in batch.to_pylist():
+                        yield row, rec
+                        row += 1
+            except PARQUET_ERRORS as exc:
+                raise InputError(f"not a readable Parquet file ({exc})", path=file,
+                                 line=row) from None
 
 
 def _read_count_table(path: Path, default_model: str) -> list[Counts]:
@@ -195,11 +234,19 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
             if rec.get(f) in (None, ""):
                 raise InputError(f"missing field '{f}'", path=path, line=line, field=f)
         pid = rec[key]
-        if pid in (None, ""):
+        if pid is None or pid == "":
             raise InputError("missing prompt id", path=path, line=line, field=key)
-        model = rec.get("model") or default_model
-        n = _as_count(rec["n"], path=path, line=line, field="n")
-        c = _as_count(rec["c"], path=path, line=line, field="c")
+        if not isinstance(pid, (str, int)) or isinstance(pid, bool):
+            raise InputError(f"prompt id must be a string or integer, found {_short(pid)}",
+                             path=path, line=line, field=key)
+        model = rec.get("model")
+        if model is not None and not isinstance(model, str):
+            raise InputError(f"model must be a string, found {_short(model)}", path=path,
+                             line=line, field="model")
+        model = model or default_model
+        text = _is_csv(path)
+        n = _as_count(rec["n"], path=path, line=line, field="n", text=text)
+        c = _as_count(rec["c"], path=path, line=line, field="c", text=text)
         _check_row(str(pid), n, c, path, line, seen, str(model))
         d = data.setdefault(str(model), {"ids": [], "n": [], "c": []})
         d["ids"].append(str(pid))
@@ -346,90 +393,214 @@ def load_model_counts(path: str | Path, *, model: str | None = None, fmt: str = 
     return out
 
 
-def read_columns(text: str, source: str) -> tuple[list[str] | None, np.ndarray, list[int]]:
-    """Parse a CSV/TSV/whitespace table of numbers with an optional header row.
-
-    Returns
-    -------
-    tuple
-        ``(header or None, values (rows, cols), line numbers)``.
-    """
-    lines = [(i, ln) for i, ln in enumerate(text.splitlines(), start=1)
-             if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
-        raise InputError("no data rows", path=source)
-    sample = lines[0][1]
-    delim = "\t" if "\t" in sample else "," if "," in sample else None
-    rows, numbers, header = [], [], None
-    for i, ln in lines:
-        cells = next(csv.reader(io.StringIO(ln), delimiter=delim)) if delim else ln.split()
-        cells = [c.strip() for c in cells]
-        try:
-            vals = [float(c) for c in cells]
-        except ValueError:
-            if header is None and not rows:
-                header = cells
-                continue
-            raise InputError(f"expected numbers, found {cells}", path=source, line=i) from None
-        if rows and len(vals) != len(rows[0]):
-            raise InputError(f"expected {len(rows[0])} columns, found {len(vals)}", path=source,
-                             line=i)
-        if not all(math.isfinite(v) for v in vals):
-            raise InputError("values must be finite numbers", path=source, line=i)
-        rows.append(vals)
-        numbers.append(i)
-    if not rows:
-        raise InputError("no data rows", path=source)
-    return header, np.array(rows, dtype=float), numbers
+#: Most rows of a published curve (k, pass@k base, pass@k RL): papers print a few dozen.
+MAX_CURVE_ROWS = 100_000
+#: Most distinct success rates per column held for the crossing bound (16 bytes each);
+#: more is refused with the advice to round (--round D merges rates to 10^D values).
+MAX_DISTINCT_RATES = 4_000_000
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, np.ndarray, str]:
-    """Read the small table of the price diagnostic from a file or stdin.
+def _rate_block(delim: str) -> re.Pattern:
+    """Lines of exactly two plain numbers separated by ``delim``."""
+    num = _NUMBER.pattern
+    return re.compile(rf"(?:{num}{re.escape(delim)}{num}(?:\r?\n|\Z))*")
+
+
+def _number(cell: str) -> float:
+    """A decimal number in ASCII (no other digits, separators, nan or inf)."""
+    if not _NUMBER.fullmatch(cell):
+        raise ValueError(cell)
+    return float(cell)
+
+
+def _source_lines(path: str | None):
+    """``(lines, source name)``: bounded ``(line number, text)`` of a file or of stdin."""
+    if path in (None, "-"):
+        def stdin_lines():
+            lineno = 0
+            while True:
+                text = sys.stdin.readline(MAX_LINE_BYTES + 1)
+                if not text:
+                    return
+                lineno += 1
+                if len(text) > MAX_LINE_BYTES:
+                    raise InputError(f"line is longer than {MAX_LINE_BYTES // 2**20} MB",
+                                     path="<stdin>", line=lineno)
+                yield lineno, text.lstrip("\ufeff") if lineno == 1 else text
+        return stdin_lines(), "<stdin>"
+    p = Path(path)
+    if not p.exists():
+        raise InputError("file not found", path=p)
+    if p.is_dir():
+        raise InputError("is a directory, expected a file", path=p)
+    return iter_text_lines(p, replace_invalid=False), str(p)
+
+
+class _Histogram:
+    """Distinct values and their counts, merged chunk by chunk in bounded memory."""
+
+    def __init__(self, source: str, what: str) -> None:
+        self.values = np.empty(0)
+        self.counts = np.empty(0, dtype=np.int64)
+        self.source, self.what = source, what
+
+    def add(self, chunk: np.ndarray) -> None:
+        v, c = np.unique(chunk, return_counts=True)
+        allv = np.concatenate([self.values, v])
+        allc = np.concatenate([self.counts, c])
+        self.values, inv = np.unique(allv, return_inverse=True)
+        self.counts = np.bincount(inv, weights=allc, minlength=self.values.size).astype(np.int64)
+        if self.values.size > MAX_DISTINCT_RATES:
+            raise InputError(
+                f"more than {MAX_DISTINCT_RATES:,} distinct {self.what} rates; round them "
+                "with --round D (e.g. --round 6) to merge nearly equal values",
+                path=self.source)
+
+
+def read_price_table(path: str | None, kind: str = "auto") -> tuple[str, list | None, Any, str]:
+    """Read the table of the price diagnostic from a file or stdin, streaming.
 
     Two columns are per-prompt success rates of base and RL ("rates"), three
-    are a published curve ``k, pass@k base, pass@k RL`` ("curve").
+    are a published curve ``k, pass@k base, pass@k RL`` ("curve"). Lines are
+    read one at a time (each at most ``MAX_LINE_BYTES``); a leading byte-order
+    mark is dropped; blank lines and ``#`` comments are skipped but counted in
+    line numbers. Only the first non-blank line may be a header.
+
+    Rates are not kept row by row: everything the diagnostic needs depends on
+    each column's multiset of rates, so they are reduced to histograms (at most
+    ``MAX_DISTINCT_RATES`` distinct values per column) and a table of any
+    length is read in bounded memory.
 
     Returns
     -------
     tuple
-        ``(kind, header or None, values (rows, cols), source name)``.
+        ``(kind, header or None, values, source name)``; ``values`` is the
+        ``(rows, 3)`` array of a curve, or for rates a dict ``{"n": rows,
+        "base": (rates, counts), "rl": (rates, counts)}`` of distinct rates.
     """
-    text, source = read_source(path)
-    return parse_price_table(text, source, kind)
+    lines, source = _source_lines(path)
+    return _price_from_lines(lines, source, kind)
 
 
 def parse_price_table(text: str, source: str, kind: str = "auto"):
     """:func:`read_price_table` on text already in hand (pasted, say); ``source`` names it."""
-    header, values, lines = read_columns(text, source)
-    ncol = values.shape[1]
-    if kind == "auto":
-        kind = {2: "rates", 3: "curve"}.get(ncol)
-        if kind is None:
-            raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, pass@k base, "
-                             f"pass@k RL), found {ncol}", path=source, line=lines[0])
-    want = 2 if kind == "rates" else 3
-    if ncol != want:
-        raise InputError(f"--kind {kind} needs {want} columns, found {ncol}", path=source,
-                         line=lines[0])
-    if kind == "rates":
-        bad = np.flatnonzero(((values < 0) | (values > 1)).any(axis=1))
-        if bad.size:
-            raise InputError(f"success rates must lie in [0, 1], found {values[bad[0]].tolist()}",
-                             path=source, line=lines[bad[0]])
-    return kind, header, values, source
+    lines = enumerate(text.lstrip("\ufeff").splitlines(keepends=True), start=1)
+    return _price_from_lines(lines, source, kind)
 
 
-def read_source(path: str | None) -> tuple[str, str]:
-    """Text of a file, or of stdin when ``path`` is None or "-"."""
-    if path in (None, "-"):
-        return sys.stdin.read(), "<stdin>"
-    p = Path(path)
-    if not p.exists():
-        raise InputError("file not found", path=p)
+def _price_from_lines(lines, source: str, kind: str):
+    """The parser of :func:`read_price_table` on ``(line number, text)`` pairs."""
+    header, delim, ncol, first = None, None, None, None
+    rows: list[list[float]] = []
+    hist = None
+    chunk: list[list[float]] = []
+    n_rows = 0
+
+    def flush() -> None:
+        arr = np.array(chunk, dtype=float).reshape(-1, 2)  # (rows, 2)
+        hist[0].add(arr[:, 0])
+        hist[1].add(arr[:, 1])
+        chunk.clear()
+
+    def parse(i: int, ln: str) -> None:
+        nonlocal header, delim, ncol, first, kind, hist, n_rows
+        if not ln.strip() or ln.lstrip().startswith("#"):
+            return
+        if delim is None:
+            delim = "\t" if "\t" in ln else "," if "," in ln else " "
+        if delim == " ":
+            cells = ln.split()
+        elif '"' in ln:
+            cells = next(csv.reader([ln], delimiter=delim))
+        else:  # no quoting: a plain split is what csv would do, and much faster
+            cells = ln.rstrip("\r\n").split(delim)
+        cells = [c.strip() for c in cells]
+        try:
+            vals = [_number(c) for c in cells]
+        except ValueError:
+            if header is None and ncol is None:
+                header = cells
+                return
+            raise InputError(f"expected numbers, found {_short(cells)}", path=source,
+                             line=i) from None
+        if ncol is None:
+            ncol, first = len(vals), i
+            if kind == "auto":
+                kind = {2: "rates", 3: "curve"}.get(ncol, kind)
+                if kind == "auto":
+                    raise InputError(f"expected 2 columns (base rate, RL rate) or 3 (k, "
+                                     f"pass@k base, pass@k RL), found {ncol}", path=source,
+                                     line=i)
+            want = 2 if kind == "rates" else 3
+            if ncol != want:
+                raise InputError(f"--kind {kind} needs {want} columns, found {ncol}",
+                                 path=source, line=i)
+            if kind == "rates":
+                hist = (_Histogram(source, "base"), _Histogram(source, "RL"))
+        elif len(vals) != ncol:
+            raise InputError(f"expected {ncol} columns, found {len(vals)}", path=source,
+                             line=i)
+        if not all(math.isfinite(v) for v in vals):
+            raise InputError("values must be finite numbers", path=source, line=i)
+        n_rows += 1
+        if kind == "rates":
+            if not all(0 <= v <= 1 for v in vals):
+                raise InputError(f"success rates must lie in [0, 1], found {vals}",
+                                 path=source, line=i)
+            chunk.append(vals)
+            if len(chunk) >= 65_536:
+                flush()
+        else:
+            rows.append(vals)
+            if len(rows) > MAX_CURVE_ROWS:
+                raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",
+                                 path=source, line=i)
+
+    block: list[tuple[int, str]] = []
+
+    def run_block() -> None:
+        # Fast path for plain "rate<delim>rate" lines: one regex over the block checks every
+        # line, numpy converts it; anything else (blank lines, comments, spaces, quotes, a
+        # bad value) goes line by line, which also names the offending line.
+        nonlocal n_rows
+        text = "".join(t for _, t in block)
+        if _rate_block(delim).fullmatch(text):
+            parts = text.replace("\r", "").replace("\n", delim).split(delim)
+            if parts and parts[-1] == "":
+                parts.pop()
+            arr = np.array(parts, dtype=float).reshape(-1, 2)  # (rows, 2)
+            if np.all((arr >= 0) & (arr <= 1)):
+                hist[0].add(arr[:, 0])
+                hist[1].add(arr[:, 1])
+                n_rows += arr.shape[0]
+                block.clear()
+                return
+        for i, ln in block:
+            parse(i, ln)
+        block.clear()
+
     try:
-        return p.read_text(encoding="utf-8"), str(p)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=p) from None
+        for i, ln in lines:
+            if hist is not None and delim in (",", "\t"):
+                block.append((i, ln))
+                if len(block) >= 65_536:
+                    run_block()
+            else:
+                parse(i, ln)
+        if block:
+            run_block()
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", path=source) from None
+    if not n_rows:
+        raise InputError("no data rows", path=source)
+    if kind == "rates":
+        if chunk:
+            flush()
+        values = {"n": n_rows, "base": (hist[0].values, hist[0].counts),
+                  "rl": (hist[1].values, hist[1].counts)}
+        return kind, header, values, source
+    return kind, header, np.array(rows, dtype=float), source
 
 
 # ----------------------------------------------------------------------------- naming inputs

@@ -14,14 +14,19 @@ from pathlib import Path
 import numpy as np
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.text import MAX_LINE_BYTES, iter_text_lines
 
 
 def read_matrix(path):
-    """``(names, pi0, F, prompts)`` from the CSV file at ``path``; see :func:`parse_matrix`."""
+    """``(names, pi0, F, prompts)`` from the CSV file at ``path``; see :func:`parse_matrix`.
+
+    The file is read line by line with a bounded line length (a file without
+    newlines cannot exhaust memory); line numbers count blank lines too.
+    """
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
-    return parse_matrix(path.read_text(encoding="utf-8"), path)
+    return _parse_lines(iter_text_lines(path, replace_invalid=False), path)
 
 
 def parse_matrix(text: str, source):
@@ -38,15 +43,25 @@ def parse_matrix(text: str, source):
     prompts : list[str]
         Prompt ids from the header.
     """
-    rows = list(csv.reader(text.splitlines()))
-    rows = [r for r in rows if any(c.strip() for c in r)]
+    return _parse_lines(enumerate(text.splitlines(), start=1), source)
+
+
+def _parse_lines(lines, source):
+    csv.field_size_limit(MAX_LINE_BYTES)
+    try:
+        # (line number, cells) of the non-blank lines
+        rows = [(i, r) for i, text in lines
+                for r in csv.reader([text]) if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", path=source) from None
     if len(rows) < 2:
         raise InputError("need a header and at least one strategy row", path=source)
-    head = [h.strip() for h in rows[0]]
+    head = [h.strip() for h in rows[0][1]]
     if len(head) < 3 or head[1].lower() != "pi0":
-        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=source, line=1)
+        raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=source,
+                         line=rows[0][0])
     names, pi0, F = [], [], []
-    for i, r in enumerate(rows[1:], start=2):
+    for i, r in rows[1:]:
         if len(r) != len(head):
             raise InputError(f"expected {len(head)} fields, found {len(r)}", path=source, line=i)
         names.append(r[0].strip())
@@ -55,7 +70,7 @@ def parse_matrix(text: str, source):
         except ValueError:
             raise InputError("expected numbers after the strategy name", path=source,
                              line=i) from None
-        if not all(0 <= v <= 1 for v in vals):
+        if not all(0 <= v <= 1 for v in vals):  # also refuses nan
             raise InputError("pi0 and fitness values must lie in [0, 1]", path=source, line=i)
         pi0.append(vals[0])
         F.append(vals[1:])

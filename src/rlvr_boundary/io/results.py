@@ -87,15 +87,32 @@ def write_doc(path: str | Path, doc: dict[str, Any]) -> dict:
     return doc
 
 
+#: Largest result file read back (a report of many checkpoints is a few MB).
+MAX_RESULT_BYTES = 256 << 20
+
+
 def read_result(path: str | Path, kind: str | None = None) -> dict[str, Any]:
-    """Read a result JSON and check its schema version (and kind, if given)."""
+    """Read a result JSON and check its schema version (and kind, if given).
+
+    A file over :data:`MAX_RESULT_BYTES` is refused before it is parsed (results
+    are written by this tool and are far smaller).
+    """
     try:
+        if Path(path).stat().st_size > MAX_RESULT_BYTES:
+            raise InputError(f"larger than {MAX_RESULT_BYTES >> 20} MB: not a result file of "
+                             "this tool", path=path)
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, expected a result file", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 ({exc.reason})", path=path) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", path=path) from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from exc
+        raise InputError(f"not valid JSON ({exc.msg})", path=path, line=exc.lineno) from None
     if not isinstance(doc, dict) or "schema_version" not in doc:
         raise InputError("not an rlvr-boundary result file (no schema_version)", path=path)
     major = str(doc["schema_version"]).split(".")[0]

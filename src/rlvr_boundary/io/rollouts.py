@@ -32,6 +32,8 @@ from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
     DATA_SUFFIXES,
+    MAX_LINE_BYTES,
+    iter_text_lines,
     _check_exists,
     is_jsonl,
     iter_json_lines,
@@ -49,6 +51,10 @@ from rlvr_boundary.io.schema import (
 BATCH_ROWS = 65_536
 #: (file, field) pairs whose lone surrogates were already reported.
 _SURROGATES_REPORTED: set[tuple[str, str]] = set()
+
+#: What pyarrow raises on a corrupt Parquet file: a flipped byte in a column name of the
+#: footer surfaces as a UnicodeDecodeError.
+PARQUET_ERRORS = (pa.ArrowException, OSError, UnicodeDecodeError)
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +82,7 @@ def table_columns(path: str | Path) -> list[str]:
         raise InputError("file has no JSON lines", path=path)
     try:
         return list(pq.read_schema(parquet_files(path)[0]).names)
-    except (pa.ArrowInvalid, OSError) as exc:
+    except PARQUET_ERRORS as exc:
         raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
 
 
@@ -105,16 +111,26 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
     if target == pa.string():
         if pa.types.is_integer(arr.type) or pa.types.is_large_string(arr.type):
             return arr.cast(pa.string())
-        if pa.types.is_dictionary(arr.type):
+        if pa.types.is_dictionary(arr.type) and (
+                pa.types.is_string(arr.type.value_type)
+                or pa.types.is_large_string(arr.type.value_type)
+                or pa.types.is_integer(arr.type.value_type)):
             return arr.cast(pa.string())
         raise fail(0, f"expected a string, found type {arr.type}")
     if target == pa.int64():
         if pa.types.is_integer(arr.type):
+            if pa.types.is_uint64(arr.type):  # values past 2**63 - 1 would wrap negative
+                big = pc.fill_null(pc.greater(arr, pa.scalar(2**63 - 1, arr.type)), False)
+                if pc.any(big).as_py():
+                    i = pc.index(big, True).as_py()
+                    raise fail(i, f"integer {arr[i].as_py()} is out of range (at most "
+                                  f"{2**63 - 1})")
             return arr.cast(pa.int64())
         if pa.types.is_floating(arr.type):
-            whole = pc.or_(pc.is_null(arr), pc.equal(pc.floor(arr), arr))
-            if not pc.all(whole).as_py():
-                i = pc.index(whole, False).as_py()
+            whole = pc.or_(pc.is_null(arr), pc.and_(pc.equal(pc.floor(arr), arr),
+                                                    pc.less(pc.abs(arr), 2.0**63)))
+            if not pc.all(pc.fill_null(whole, False)).as_py():
+                i = pc.index(pc.fill_null(whole, False), False).as_py()
                 raise fail(i, f"expected an integer, found {arr[i].as_py()!r}")
             return arr.cast(pa.int64())
         raise fail(0, f"expected an integer, found type {arr.type}")
@@ -194,7 +210,7 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
     for file in parquet_files(path):
         try:
             pf = pq.ParquetFile(file)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except PARQUET_ERRORS as exc:
             raise InputError(f"not a readable Parquet file ({exc})", path=file) from None
         names = pf.schema_arrow.names
         cols = None if want is None else [c for c in want if c in names]
@@ -202,7 +218,15 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
-        for batch in pf.iter_batches(batch_size=batch_rows, columns=cols):
+        batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+        while True:
+            try:
+                batch = next(batches, None)
+            except PARQUET_ERRORS as exc:  # a corrupt page or column chunk
+                raise InputError(f"not a readable Parquet file ({exc})", path=file,
+                                 line=file_row) from None
+            if batch is None:
+                break
             yield validate_batch(batch, file, file_row, required)
             file_row += batch.num_rows
             row += batch.num_rows
@@ -258,7 +282,8 @@ def _pylist_to_array(name: str, values: list[Any], path: Path) -> pa.Array:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or (
-                    isinstance(v, float) and (not math.isfinite(v) or not v.is_integer())):
+                    isinstance(v, float) and (not math.isfinite(v) or not v.is_integer())) or (
+                    not -(2**63) <= v < 2**63):
                 raise InputError(f"expected an integer, found {v!r}", path=path,
                                  line=i + 1, field=name)
         values = [None if v is None else int(v) for v in values]
@@ -314,9 +339,15 @@ def read_manifest(table_path: str | Path) -> dict | None:
     mpath = manifest_path_for(table_path)
     if not mpath.exists():
         return None
+    if mpath.is_dir() or mpath.stat().st_size > MAX_LINE_BYTES:
+        raise InputError(f"manifest is not a JSON file under {MAX_LINE_BYTES >> 20} MB",
+                         path=mpath)
     try:
         with open(mpath, encoding="utf-8") as fh:
             doc = json.load(fh)
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise InputError(f"manifest is not readable JSON ({type(exc).__name__})",
+                         path=mpath) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"manifest is not valid JSON ({exc.msg})", path=mpath,
                          line=exc.lineno) from None

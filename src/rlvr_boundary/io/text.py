@@ -10,10 +10,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import Iterator
 
 from rlvr_boundary.errors import InputError
+
+log = logging.getLogger(__name__)
 
 #: Data-file suffixes, longest first: what :func:`path_stem` strips.
 DATA_SUFFIXES = (".jsonl.gz", ".csv.gz", ".tsv.gz", ".jsonl", ".json", ".parquet", ".csv", ".tsv")
@@ -44,33 +47,80 @@ def open_text(path: Path):
     return open(path, encoding="utf-8")
 
 
+#: Longest line a line reader accepts (JSONL, CSV), in bytes. A longer line is refused
+#: before it is held in memory, so a file without newlines cannot exhaust memory.
+MAX_LINE_BYTES = 64 * 1024 * 1024
+
+
+def _too_long(path: Path, lineno: int) -> InputError:
+    return InputError(f"line is longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; is this a "
+                      "line-oriented file (JSONL, CSV)?", path=path, line=lineno)
+
+
+def iter_text_lines(path: Path, *, replace_invalid: bool = True) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` of every line, each at most :data:`MAX_LINE_BYTES` long.
+
+    A byte-order mark at the start is dropped. Bytes that are not UTF-8 are replaced
+    with U+FFFD and counted in one warning (model output is like that sometimes; a
+    line whose structure they break is then malformed where it is parsed), unless
+    ``replace_invalid`` is False, when they are an error naming the line.
+    """
+    n_bad = 0
+    try:
+        opener = gzip.open if path.name.lower().endswith(".gz") else open
+        with opener(path, "rb") as fh:
+            lineno = 0
+            while True:
+                raw = fh.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                lineno += 1
+                if len(raw) > MAX_LINE_BYTES:
+                    raise _too_long(path, lineno)
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    if not replace_invalid:
+                        raise InputError(f"line is not valid UTF-8 ({exc.reason})", path=path,
+                                         line=lineno) from None
+                    text = raw.decode("utf-8", errors="replace")
+                    n_bad += 1
+                yield lineno, text
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise InputError("file not found", path=path) from None
+        if isinstance(exc, IsADirectoryError):
+            raise InputError("is a directory, expected a file", path=path) from None
+        raise InputError(f"cannot read file ({exc})", path=path) from None
+    finally:
+        if n_bad:
+            log.warning("%s: %d line(s) held bytes that are not UTF-8; replaced them with "
+                        "U+FFFD", path, n_bad)
+
+
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
 
     Raises :class:`InputError` naming the line on malformed JSON, a non-object
-    line, or bytes that are not UTF-8.
+    line, or a line longer than :data:`MAX_LINE_BYTES`. Invalid UTF-8 is
+    replaced (see :func:`iter_text_lines`).
     """
-    try:
-        with open_text(path) as fh:
-            lineno = 0
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                                     path=path, line=lineno) from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"expected a JSON object, found {type(obj).__name__}",
-                                     path=path, line=lineno)
-                yield lineno, obj
-    except UnicodeDecodeError as exc:
-        raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-    except (OSError, EOFError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise InputError("file not found", path=path) from None
-        raise InputError(f"cannot read file ({exc})", path=path) from None
+    for lineno, line in iter_text_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
+                             path=path, line=lineno) from None
+        except RecursionError:
+            raise InputError("JSON nested too deeply", path=path, line=lineno) from None
+        if not isinstance(obj, dict):
+            raise InputError(f"expected a JSON object, found {type(obj).__name__}",
+                             path=path, line=lineno)
+        yield lineno, obj
 
 
 def _check_exists(path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 from rlvr_boundary.report import words as W
 
@@ -47,9 +48,19 @@ details{margin:.4em 0}summary{cursor:pointer}
 """
 
 
+#: Bidirectional-control characters (embeddings, overrides, isolates, marks). In model
+#: text they could reorder what a reader sees ("Trojan Source", Boucher and Anderson,
+#: arXiv:2111.00169), so the page shows each as a visible ``[U+XXXX]`` instead.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def esc(value) -> str:
-    """HTML-escape any value (quotes too: values may land in attributes)."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """HTML-escape any value (quotes too: values may land in attributes).
+
+    Bidirectional-control characters are replaced by a visible ``[U+XXXX]``.
+    """
+    text = _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", "" if value is None else str(value))
+    return html.escape(text, quote=True)
 
 
 def _f(x, digits: int = 4) -> str:

@@ -69,6 +69,8 @@ class RftOptions:
             raise ValueError(f"neg_frac must lie in [0, 1], got {self.neg_frac}")
         if not 0.0 <= self.max_redundancy <= 1.0:
             raise ValueError(f"max_redundancy must lie in [0, 1], got {self.max_redundancy}")
+        if isinstance(self.seed, bool) or not 0 <= int(self.seed) < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {self.seed!r}")
 
 
 @dataclass

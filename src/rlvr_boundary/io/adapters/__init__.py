@@ -37,6 +37,7 @@ from pathlib import Path
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters import lighteval, limit_of_rlvr, lm_eval, verl, vllm_jsonl
+from rlvr_boundary.io.rollouts import PARQUET_ERRORS
 
 ADAPTERS = {m.NAME: m for m in (lm_eval, lighteval, verl, limit_of_rlvr, vllm_jsonl)}
 
@@ -54,7 +55,7 @@ def detect(path: str | Path) -> str | None:
         try:
             if mod.sniff(path):
                 return name
-        except InputError:
+        except (InputError, *PARQUET_ERRORS):  # a corrupt file is no format's
             continue
     return None
 
@@ -89,5 +90,9 @@ def read(fmt: str, path: str | Path, model: str | None = None, **choices):
         raise InputError("file not found", path=path)
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("file is empty", path=path)
-    return ADAPTERS[fmt].read(path, model=model,
-                              **{k: v for k, v in choices.items() if v is not None})
+    try:
+        return ADAPTERS[fmt].read(path, model=model,
+                                  **{k: v for k, v in choices.items() if v is not None})
+    except PARQUET_ERRORS as exc:
+        # A corrupt Parquet page or an unreadable file below the adapter's own checks.
+        raise InputError(f"cannot read this {fmt} input ({exc})", path=path) from None

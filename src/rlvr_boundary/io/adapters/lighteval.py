@@ -125,6 +125,10 @@ def _row_view(r: dict, path: Path, row: int):
     if "model_response" in r:
         doc = r.get("doc") or {}
         resp = r.get("model_response") or {}
+        for name, v in (("doc", doc), ("model_response", resp)):
+            if not isinstance(v, dict):
+                raise InputError(f"{name} must be a struct, found {type(v).__name__}", path=path,
+                                 line=row, field=name)
         gens = resp.get("text") or []
         metrics = r.get("metric") or {}
         pid = doc.get("id") if doc.get("id") not in (None, "") else None
@@ -178,6 +182,9 @@ def _read_file(path: Path, task: str, label: str, out: dict, metric: str | None)
                                  f"{len(gens)} generations", path=path, line=row,
                                  field="model_response")
             c = count_from_metric(metrics[metric], n, path=path, line=row, field=metric)
+            if pid is not None and (isinstance(pid, bool) or not isinstance(pid, (int, str))):
+                raise InputError(f"document id must be a string or integer, found "
+                                 f"{str(pid)[:60]!r}", path=path, line=row, field="doc.id")
             key = f"{task}/{pid if pid is not None else row - 1}"
             if key in seen:
                 raise InputError(f"document id {key!r} appears twice (first on row {seen[key]})",

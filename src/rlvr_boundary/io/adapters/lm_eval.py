@@ -92,7 +92,9 @@ def _is_generation(args: list) -> bool:
 
 
 def _choose_metric(obj: dict, path: Path, line: int) -> str:
-    names = [m for m in obj.get("metrics", []) if m in obj] or [m for m in PREFERRED if m in obj]
+    listed = obj.get("metrics")
+    listed = listed if isinstance(listed, list) else []
+    names = [m for m in listed if isinstance(m, str) and m in obj] or [m for m in PREFERRED if m in obj]
     for m in PREFERRED:
         if m in names:
             return m
@@ -109,7 +111,7 @@ def _label_from_results(path: Path) -> str | None:
     if stamp is None:
         return None
     for cand in (path.with_name(f"results_{stamp}.json"), *path.parent.glob(f"*_{stamp}.json")):
-        if cand.is_file():
+        if cand.is_file() and cand.stat().st_size < (64 << 20):  # results files are small
             try:
                 doc = json.loads(cand.read_text(encoding="utf-8"))
             except (OSError, ValueError):
@@ -158,6 +160,9 @@ def _read_file(path: Path, task: str, label: str, st: _State, filter: str | None
         n = len(filtered[0]) if gen and len(filtered) == 1 and isinstance(filtered[0], list) \
             and filtered[0] else 1
         c = count_from_metric(obj[metric], n, path=path, line=line, field=metric)
+        if isinstance(obj["doc_id"], bool) or not isinstance(obj["doc_id"], (int, str)):
+            raise InputError(f"doc_id must be an integer or string, found "
+                             f"{str(obj['doc_id'])[:60]!r}", path=path, line=line, field="doc_id")
         pid = f"{task}/{obj['doc_id']}"
         if pid in seen:
             raise InputError(f"document {obj['doc_id']} appears twice for filter '{fname}' "

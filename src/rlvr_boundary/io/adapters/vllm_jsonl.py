@@ -62,33 +62,61 @@ def _samples(obj: dict, path: Path, line: int) -> tuple[str, list[dict], str | N
         if obj.get("error"):
             raise InputError(f"request failed: {as_text(obj['error'])[:200]}", path=path,
                              line=line, field="error")
-        resp = obj.get("response") or {}
+        resp = _obj(obj.get("response") or {}, path, line, "response")
         if resp.get("status_code", 200) != 200:
             raise InputError(f"request failed with HTTP status {resp.get('status_code')}",
                              path=path, line=line, field="response")
-        body = resp.get("body") or {}
+        body = _obj(resp.get("body") or {}, path, line, "response.body")
         choices = body.get("choices")
         if not isinstance(choices, list) or not choices:
             raise InputError("response.body.choices must be a non-empty list", path=path,
                              line=line, field="response")
         outs = []
-        for ch in sorted(choices, key=lambda c: c.get("index", 0)):
-            msg = ch.get("message") or {}
+        for ch in choices:
+            _obj(ch, path, line, "response.body.choices[]")
+        for ch in sorted(choices, key=lambda c: _index(c, path, line, "choices[].index")):
+            msg = _obj(ch.get("message") or {}, path, line, "message")
             outs.append({**ch, "text": ch.get("text", msg.get("content"))})
-        return str(obj["custom_id"]), outs, None, body.get("usage") or {}
+        usage = body.get("usage") or {}
+        return (_id(obj["custom_id"], path, line, "custom_id"), outs, None,
+                usage if isinstance(usage, dict) else {})
     if shape == "request":
         key = next((k for k in _ID_KEYS if obj.get(k) not in (None, "")), None)
         if key is None:
             raise InputError("missing prompt id (prompt_id, id or request_id)", path=path,
                              line=line, field="prompt_id")
-        outs = sorted(obj["outputs"], key=lambda o: o.get("index", 0) if isinstance(o, dict)
-                      else 0)
+        outs = obj["outputs"]
         if not all(isinstance(o, dict) and "text" in o for o in outs):
             raise InputError("every output must be an object with 'text'", path=path, line=line,
                              field="outputs")
-        return str(obj[key]), outs, as_text(obj.get("prompt")), {}
+        outs = sorted(outs, key=lambda o: _index(o, path, line, "outputs[].index"))
+        return _id(obj[key], path, line, key), outs, as_text(obj.get("prompt")), {}
     raise InputError("neither a RequestOutput-like line (outputs[].text) nor an OpenAI batch "
                      "output line (custom_id, response)", path=path, line=line)
+
+
+def _obj(v, path: Path, line: int, field: str) -> dict:
+    """``v`` if it is a JSON object, else an error naming the field."""
+    if not isinstance(v, dict):
+        raise InputError(f"expected an object, found {str(v)[:60]!r}", path=path, line=line,
+                         field=field)
+    return v
+
+
+def _index(o: dict, path: Path, line: int, field: str) -> int:
+    i = o.get("index", 0)
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise InputError(f"expected an integer index, found {str(i)[:60]!r}", path=path,
+                         line=line, field=field)
+    return i
+
+
+def _id(v, path: Path, line: int, field: str) -> str:
+    """A prompt id: a string or an integer (objects, lists and booleans are refused)."""
+    if isinstance(v, bool) or not isinstance(v, (str, int)) or v == "":
+        raise InputError(f"expected a string or integer id, found {str(v)[:60]!r}", path=path,
+                         line=line, field=field)
+    return str(v)
 
 
 def _verdict(v, path: Path, line: int, field: str) -> bool:
