@@ -276,3 +276,30 @@ def test_the_work_directory_is_bounded_and_not_host_disk():
     first, second = r.stdout.splitlines()
     assert first.split()[0] == "stopped" and int(first.split()[1]) <= 8 and first.split()[2] == "28"
     assert second == "/sandbox/work 65534"
+
+
+def test_an_interpreter_under_tmp_is_visible_inside_the_sandbox(tmp_path):
+    """A venv under /tmp (a CI checkout, say) stays reachable under the sandbox's empty /tmp."""
+    import subprocess
+    import sys
+    import tempfile
+
+    venv = Path(tempfile.mkdtemp(prefix="rlvr-venv-", dir="/tmp"))
+    venv.chmod(0o755)  # as a checkout is (mkdtemp makes it private)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip",
+                        "--system-site-packages", str(venv)], check=True, timeout=60)
+        code = ("from rlvr_boundary.verify.sandbox import SandboxOptions, run_python\n"
+                "r = run_python('print(6 * 7)', SandboxOptions(timeout=10.0))\n"
+                "print(r.status, r.isolation, r.stdout.strip(), r.stderr.strip()[:200])\n")
+        src = str(Path(__file__).resolve().parents[2] / "src")
+        env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        out = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True,
+                             text=True, timeout=120, env=env)
+        assert out.returncode == 0, out.stderr
+        status, isolation, printed = out.stdout.split()[:3]
+        assert (status, isolation, printed) == ("ok", "bwrap", "42"), out.stdout
+    finally:
+        import shutil
+
+        shutil.rmtree(venv, ignore_errors=True)

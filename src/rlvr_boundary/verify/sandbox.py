@@ -755,6 +755,7 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
     shown = [p for p in sorted(needed, key=len)
              if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
     tops: list[str] = []
+    binds: list[str] = []
     for p in shown:
         if any(p == t or p.startswith(t + "/") for t in tops):
             continue
@@ -765,13 +766,15 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
             point = run_dir / f"mnt{len(expose)}"
             point.mkdir(mode=0o755)
             expose.append([p, str(point)])
-            argv += ["--ro-bind", str(point), p]
+            binds += ["--ro-bind", str(point), p]
         else:
-            argv += ["--ro-bind", p, p]
+            binds += ["--ro-bind", p, p]
     # bubblewrap's /dev is a writable tmpfs (with /dev/shm): read-only like the rest
-    # (device nodes such as /dev/null stay writable on a read-only mount).
+    # (device nodes such as /dev/null stay writable on a read-only mount). The
+    # interpreter's binds come after the empty /tmp and before it is made read-only:
+    # a venv under /tmp (a CI checkout, say) would otherwise be hidden by that tmpfs.
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+             "--tmpfs", "/tmp", *binds, "--remount-ro", "/tmp",
              "--ro-bind", str(run_dir / "src"), SANDBOX_SRC,
              # The work directory is a tmpfs of bounded size, not host disk.
              "--size", str(work_mb * 1024 * 1024), "--perms", "0700", "--tmpfs", SANDBOX_WORK,
