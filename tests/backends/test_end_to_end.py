@@ -36,7 +36,9 @@ def test_sample_verify_report(tiny_model, tiny_qwen, tmp_path):
     for name in ("base", "rl"):
         assert main(["verify", str(tmp_path / name), "--gold", str(prompts), "--workers", "1"]) == 0
     out = tmp_path / "report.html"
-    assert main(["report", str(tmp_path / "base.verified"), str(tmp_path / "rl.verified"),
+    # verify writes one file beside its input without --out
+    assert main(["report", str(tmp_path / "base.verified.parquet"),
+                 str(tmp_path / "rl.verified.parquet"),
                  "--out", str(out), "--bootstrap", "200"]) == 0
     html = out.read_text(encoding="utf-8")
     assert "Token statistics need" not in html  # the section is filled, not the placeholder
