@@ -39,16 +39,41 @@ def _serve_cmd() -> list[str]:
     return [exe, "serve"]
 
 
+def _wait_until_serving(base: str, proc: subprocess.Popen, log: Path, limit: float = 300.0) -> None:
+    """Poll ``GET /health`` until the server answers; fail with its log if it exits or hangs."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"transformers serve exited with code {proc.returncode}:\n"
+                        f"{log.read_text(errors='replace')[-3000:]}")
+        try:
+            if httpx.get(base.removesuffix("/v1") + "/health", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"transformers serve did not answer within {limit:.0f} s:\n"
+                f"{log.read_text(errors='replace')[-3000:]}")
+
+
 @pytest.fixture(scope="module")
-def server(tiny_model):
-    """Start ``transformers serve`` with the tiny model; yield (base_url, proc); stop it."""
+def server(tiny_model, tmp_path_factory):
+    """Start ``transformers serve`` with the tiny model, wait until it answers, yield
+    (base_url, proc), stop it."""
+    from transformers.utils.import_utils import is_serve_available
+
+    if not is_serve_available():
+        pytest.skip("transformers serve needs its serving extra: pip install 'transformers[serving]'")
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
-    proc = subprocess.Popen([*_serve_cmd(), str(tiny_model), "--host", "127.0.0.1", "--port", str(port),
-                             "--device", "cpu"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    log = tmp_path_factory.mktemp("serve") / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([*_serve_cmd(), str(tiny_model), "--host", "127.0.0.1", "--port", str(port),
+                                 "--device", "cpu"], env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     base = f"http://127.0.0.1:{port}/v1"
     try:
+        _wait_until_serving(base, proc, log)
         yield base, proc
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -62,9 +87,8 @@ def server(tiny_model):
 @pytest.mark.slow
 def test_real_server_greedy_matches_local_backend(server, tiny_model):
     base, proc = server
-    # the server is still starting: the first requests are refused and retried with backoff
     b = get_backend("openai", base_url=base, model=str(tiny_model), concurrency=2, timeout=60,
-                    max_retries=12, backoff=0.5)
+                    max_retries=4, backoff=0.5)
     params = SamplingParams(temperature=0, max_new_tokens=16)
     rows = list(b.generate(PROMPTS, 2, params))
     assert proc.poll() is None
