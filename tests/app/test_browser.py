@@ -77,8 +77,15 @@ def page(browser, server):
 
 
 def shot(pg, name: str) -> None:
+    """Save a screenshot artifact. It documents the state; the assertions test it, so a
+    screenshot that times out on a loaded machine is a warning, not a failure."""
+    import warnings
+
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    try:
+        pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True, timeout=120_000)
+    except sync.Error as exc:
+        warnings.warn(f"screenshot {name} not taken: {exc}", stacklevel=2)
 
 
 def field(pg, scope: str, name: str, timeout: int = WAIT) -> str:
