@@ -55,7 +55,7 @@ PRESETS: dict[str, dict] = {
     },
 }
 
-EXPERIMENTS = ("narrowing",)
+EXPERIMENTS = ("narrowing", "distillation", "token-replacement")
 
 
 @dataclass
@@ -65,7 +65,9 @@ class LabConfig:
     preset: str = "quick"
     """quick (mechanics, CI) or full (experiment 1)."""
     experiment: str = "narrowing"
-    """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k)."""
+    """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k),
+    distillation (a teacher's strategy distilled into the base; ``lab/distill.py``) or
+    token-replacement (replace a token, resample the rest; ``lab/replace.py``)."""
     seed: int = 0
     """Seed of the corpus, the initialisation, the problem draws and the sampling."""
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -180,6 +182,14 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
 
     with clock.stage("pretrain"):
         _stage_base(cfg, out, say, progress)
+    if cfg.experiment == "distillation":
+        from rlvr_boundary.lab.distill import run_distillation
+
+        return run_distillation(cfg, out, clock, say, progress)
+    if cfg.experiment == "token-replacement":
+        from rlvr_boundary.lab.replace import run_replacement
+
+        return run_replacement(cfg, out, clock, say, progress)
     with clock.stage("rl"):
         steps = _stage_rl(cfg, out, say, progress)
     labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
@@ -259,7 +269,7 @@ def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
     say(f"base model: pretrained {cfg.pretrain.steps} steps, final loss {np.mean(losses[-20:]):.3f}")
 
 
-def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
+def _stage_rl(cfg: LabConfig, out: Path, say, progress, make_problems=None) -> list[int]:
     from rlvr_boundary.lab import grpo as G
     from rlvr_boundary.lab.model import load_checkpoint, save_checkpoint
 
@@ -282,6 +292,7 @@ def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
                        description=f"GRPO (reward {rec['reward']:.2f})")
 
         log = G.train(model, tok, g, tr, rl, ref_model=ref, progress=tick,
+                      make_problems=make_problems,
                       save=lambda m, s: save_checkpoint(m, tok, rl / f"step-{s}",
                                                         extra={"stage": "rl", "step": s}))
     tail = log[-max(1, g.steps // 10):]
@@ -290,7 +301,10 @@ def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
     return steps
 
 
-def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> None:
+def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress, *, problems=None,
+                  verify=None) -> None:
+    """Sample every model of ``labels`` on ``problems`` (default: :func:`eval_problems`) and
+    grade with ``verify(problem, text)`` (default: the task's verifier)."""
     import pyarrow as pa
     import transformers
 
@@ -298,7 +312,8 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
     from rlvr_boundary.io.rollouts import sha256_of, validate_batch
     from rlvr_boundary.io.store import ShardedWriter
 
-    problems = eval_problems(cfg)
+    problems = eval_problems(cfg) if problems is None else problems
+    verify = T.verify if verify is None else verify
     by_id = {p.prompt_id: p for p in problems}
     prompts = [{"prompt_id": p.prompt_id, "prompt": p.prompt} for p in problems]
     # The model's own distribution: temperature 1, no truncation (pass@k at large k is
@@ -335,7 +350,7 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
                 task = bar.add_task(f"sampling {lab}", total=len(problems) * cfg.n_samples)
                 rows = []
                 for r in backend.generate(prompts, cfg.n_samples, params):
-                    r.update(model=lab, **T.verify(by_id[r["prompt_id"]], r["text"]))
+                    r.update(model=lab, **verify(by_id[r["prompt_id"]], r["text"]))
                     rows.append(r)
                     bar.update(task, completed=len(rows))
             finally:
