@@ -32,9 +32,11 @@ The pipeline (``rlvr-boundary lab run --experiment distillation``)
 2. ``rl/``: GRPO from the base on the *four-strategy* prompt distribution over
    the training triples: RL sees the mad-only prompts and is rewarded whenever
    it solves one.
-3. ``teacher/``: a model of the same size pretrained from scratch, with the
-   base's tokenizer and pretraining budget, on traces of all four strategies
-   (mixture :data:`TEACHER_MIX`, independent of the prompt).
+3. ``teacher/``: the base, further pretrained for ``teacher_steps`` steps on
+   traces of all four strategies (mixture :data:`TEACHER_MIX`, independent of
+   the prompt; loss on every token): it knows everything the base knows, plus
+   ``mad``. (Continued pretraining rather than a second model from scratch: the
+   teacher needs far fewer steps, and its extra knowledge is exactly ``mad``.)
 4. ``distilled/``: the teacher samples ``distill_samples`` completions on each
    of ``distill_problems`` training problems; the verifier keeps the correct
    ones (rejection sampling, as distillation data are curated in practice);
@@ -186,18 +188,24 @@ class DistillConfig:
     """Sequences per fine-tuning step."""
     sft_lr: float = 3e-3
     """Peak learning rate of the fine-tuning (linear warm-up, cosine decay)."""
+    teacher_steps: int = 300
+    """Continued-pretraining steps that turn a copy of the base into the teacher."""
+    teacher_lr: float = 3e-3
+    """Peak learning rate of the teacher's continued pretraining."""
     gold_mix: dict = field(default_factory=lambda: dict(GOLD_MIX4))
     """Gold-strategy mixture of the experiment's prompts (RL, distillation data, audit)."""
     teacher_mix: dict = field(default_factory=lambda: dict(TEACHER_MIX))
     """Strategy mixture of the teacher's pretraining traces."""
 
     def __post_init__(self) -> None:
-        for name in ("distill_problems", "distill_samples", "sft_steps", "sft_batch_size"):
+        for name in ("distill_problems", "distill_samples", "sft_steps", "sft_batch_size",
+                     "teacher_steps"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if not 0 < self.sft_lr < 1:
-            raise ValueError(f"sft_lr must be in (0, 1), got {self.sft_lr!r}")
+        for name in ("sft_lr", "teacher_lr"):
+            if not 0 < getattr(self, name) < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
         _check_mix4(self.gold_mix)
         _check_mix4(self.teacher_mix)
 
@@ -208,8 +216,10 @@ class DistillConfig:
 
 #: Options of each preset.
 DISTILL_PRESETS: dict[str, dict] = {
-    "quick": {"distill_problems": 200, "distill_samples": 2, "sft_steps": 40},
-    "full": {"distill_problems": 1500, "distill_samples": 4, "sft_steps": 300},
+    "quick": {"distill_problems": 200, "distill_samples": 2, "sft_steps": 40,
+              "teacher_steps": 150},
+    "full": {"distill_problems": 1500, "distill_samples": 4, "sft_steps": 300,
+             "teacher_steps": 300},
 }
 
 
@@ -259,29 +269,29 @@ def fit(model, tokenizer, prompts, completions, *, steps: int, batch_size: int, 
 
 
 def _stage_teacher(cfg, dcfg: DistillConfig, out: Path, say, progress) -> None:
-    from rlvr_boundary.lab.model import build_model, is_complete, load_checkpoint, save_checkpoint
+    from rlvr_boundary.lab.model import is_complete, load_checkpoint, save_checkpoint
 
     if is_complete(out / "teacher"):
         say("teacher: done (resumed)")
         return
-    _, tok = load_checkpoint(out / "base")  # the base's tokenizer: one vocabulary for all
+    model, tok = load_checkpoint(out / "base")  # the base's tokenizer: one vocabulary for all
     rng = np.random.default_rng([cfg.seed, 11])
     problems = make_problems4(cfg.pretrain.traces, rng, gold_mix=dcfg.gold_mix)
     names = list(STRATEGIES4)
     strat = rng.choice(len(names), size=len(problems), p=_check_mix4(dcfg.teacher_mix))
     prompts = [p.prompt for p in problems]
     comps = [trace4(p, names[s]) for p, s in zip(problems, strat)]
-    model = build_model(cfg.model, tok, seed=cfg.seed + 1)
     pc = cfg.pretrain
     with progress() as bar:
-        task = bar.add_task("pretraining the teacher (four strategies)", total=pc.steps)
-        losses = fit(model, tok, prompts, comps, steps=pc.steps, batch_size=pc.batch_size,
-                     lr=pc.lr, seed=cfg.seed + 1, max_len=cfg.model.max_len,
-                     completion_only=False, warmup=pc.warmup, weight_decay=pc.weight_decay,
+        task = bar.add_task("teaching the teacher a fourth strategy", total=dcfg.teacher_steps)
+        losses = fit(model, tok, prompts, comps, steps=dcfg.teacher_steps,
+                     batch_size=pc.batch_size, lr=dcfg.teacher_lr, seed=cfg.seed + 1,
+                     max_len=cfg.model.max_len, completion_only=False,
+                     weight_decay=pc.weight_decay,
                      progress=lambda s, _: bar.update(task, completed=s))
     save_checkpoint(model, tok, out / "teacher",
                     extra={"stage": "teacher", "final_loss": float(np.mean(losses[-20:]))})
-    say(f"teacher: pretrained {pc.steps} steps on four strategies, "
+    say(f"teacher: the base further pretrained {dcfg.teacher_steps} steps on four strategies, "
         f"final loss {np.mean(losses[-20:]):.3f}")
 
 

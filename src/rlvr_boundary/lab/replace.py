@@ -147,12 +147,11 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
     log_ppl = (-(tok_lp * m).sum(1) / m.sum(1).clamp(min=1)).numpy()  # (N,)
     special = [t for t in (tok.bos_token_id, tok.eos_token_id, tok.pad_token_id) if t is not None]
     rng = np.random.default_rng([seed, 98])
-    V = logp.shape[-1]
 
     samples = {"prompt_id": [], "text": [], "correct": [], "strategy": [], "log_ppl": [],
                "length": []}
     rec = {k: [] for k in ("sample", "prompt_id", "bin", "index", "length", "rel_pos",
-                           "token", "alternative", "alt_rank", "original")}
+                           "prefix", "token", "alternative", "alt_rank", "original")}
     jobs_rep, jobs_ctl = [], []
     for i in range(seq.shape[0]):
         p = problems[i // S]
@@ -188,11 +187,11 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
             rec["index"].append(j)
             rec["length"].append(L)
             rec["rel_pos"].append(j / L)
+            rec["prefix"].append(tok.decode(gen[i, :j], skip_special_tokens=True))
             rec["token"].append(tok.convert_ids_to_tokens(orig))
             rec["alternative"].append(tok.convert_ids_to_tokens(alt))
             rec["alt_rank"].append(rank)
             rec["original"].append(bool(v["correct"]))
-    del V
     max_total = n_prompt + max_new_tokens
     total = len(jobs_rep) + len(jobs_ctl)
     outs = _generate(model, tok, jobs_rep + jobs_ctl, n_prompt, max_total, seed,
@@ -297,30 +296,35 @@ def run_replacement(cfg, out: Path, clock, say, progress) -> dict:
 
 
 def plot_replacement(doc: dict, path: Path) -> Path:
-    """Change in accuracy by relative position, overall and per log-PPL tertile, per model."""
+    """Change in accuracy and flip rate by relative position, overall and per log-PPL tertile."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     models = doc["models"]
-    fig, axes = plt.subplots(1, len(models), figsize=(5 * len(models), 3.8), sharey=True,
-                             squeeze=False)
-    for ax, lab in zip(axes[0], models):
+    fig, axes = plt.subplots(2, len(models), figsize=(5 * len(models), 6.6), sharex=True,
+                             sharey="row", squeeze=False)
+    for col, lab in enumerate(models):
         e = doc["results"][lab]
         B = e["n_bins"]
         x = (np.arange(B) + 0.5) / B
         bp = e["by_position"]
-        ax.errorbar(x, [r["change"] for r in bp], yerr=[1.96 * (r["change_se"] or 0) for r in bp],
-                    color="k", marker="o", ms=3, capsize=2, label="all samples, replaced")
-        ax.plot(x, [r["control_change"] for r in bp], "k--", lw=1, label="all, token kept (control)")
-        for t, name, col in zip(range(3), ("low", "mid", "high"), ("C0", "C1", "C3")):
-            ax.plot(x, e["grid"]["change"][t], color=col, marker=".", lw=1,
-                    label=f"{name} log-PPL tertile")
-        ax.axhline(0, color="grey", lw=0.5)
-        ax.set_title(f"{lab} (accuracy {e['accuracy']:.2f})")
-        ax.set_xlabel("relative position of the replaced token")
-    axes[0][0].set_ylabel("change in accuracy")
+        for row, (key, ctl, name) in enumerate((("change", "control_change", "change in accuracy"),
+                                                ("flip", None, "flip rate (verdict changed)"))):
+            ax = axes[row][col]
+            ax.errorbar(x, [r[key] for r in bp], yerr=[1.96 * (r[key + "_se"] or 0) for r in bp],
+                        color="k", marker="o", ms=3, capsize=2, label="all samples, replaced")
+            if ctl:
+                ax.plot(x, [r[ctl] for r in bp], "k--", lw=1, label="all, token kept (control)")
+            for t, tname, c in zip(range(3), ("low", "mid", "high"), ("C0", "C1", "C3")):
+                ax.plot(x, e["grid"][key][t], color=c, marker=".", lw=1,
+                        label=f"{tname} log-PPL tertile")
+            ax.axhline(0, color="grey", lw=0.5)
+            if col == 0:
+                ax.set_ylabel(name)
+        axes[0][col].set_title(f"{lab} (accuracy {e['accuracy']:.2f})")
+        axes[1][col].set_xlabel("relative position of the replaced token")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
