@@ -76,3 +76,12 @@ def test_options_are_validated():
         D.DistillConfig(gold_mix={"add": 1.0})
     with pytest.raises(ValueError):
         D.DistillConfig(sft_lr=2.0)
+
+
+def test_band_verdict_names_the_supported_budgets():
+    assert D.band_verdict("distilled", [4, 5, 6, 8, 16], []) == (
+        "distilled against the base: gain supported at k = 4-6, 8, 16; no supported loss.")
+    assert D.band_verdict("step-40", [1], [3, 4]) == (
+        "step-40 against the base: gain supported at k = 1; loss supported at k = 3-4.")
+    assert D.band_verdict("x", None, None) == (
+        "x against the base: no supported gain; no supported loss.")

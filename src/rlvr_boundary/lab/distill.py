@@ -174,6 +174,32 @@ def solved_sets(solved: dict[str, np.ndarray], groups: dict[str, np.ndarray]) ->
             "only": only}
 
 
+def _ranges(ks) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    out, run = [], []
+    for k in sorted(ks):
+        if run and k != run[-1] + 1:
+            out.append(run)
+            run = []
+        run.append(k)
+    if run:
+        out.append(run)
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in out)
+
+
+def band_verdict(model: str, gain_budgets, loss_budgets) -> str:
+    """One sentence: where the simultaneous band supports a gain or a loss against the base.
+
+    >>> band_verdict("distilled", [16, 17, 18], [1])
+    'distilled against the base: gain supported at k = 16-18; loss supported at k = 1.'
+    """
+    parts = [f"gain supported at k = {_ranges(gain_budgets)}" if gain_budgets else
+             "no supported gain",
+             f"loss supported at k = {_ranges(loss_budgets)}" if loss_budgets else
+             "no supported loss"]
+    return f"{model} against the base: " + "; ".join(parts) + "."
+
+
 @dataclass
 class DistillConfig:
     """Options of the distillation experiment (beside the run's ``LabConfig``)."""
@@ -423,8 +449,6 @@ def _summary(cfg, out: Path, audit: dict, labels: dict, rl_label: str, problems,
              stats: dict) -> dict:
     import pyarrow.parquet as pq
 
-    from rlvr_boundary.report import words as W
-
     index = {p.prompt_id: i for i, p in enumerate(problems)}
     F = fitness4(problems)  # (4, X)
     base_solvable = F[:3].any(axis=0)  # (X,)
@@ -448,7 +472,8 @@ def _summary(cfg, out: Path, audit: dict, labels: dict, rl_label: str, problems,
         c = audit["comparisons"][m]
         comparisons[m] = {
             "k_star": c["k_star"], "gain_budgets": c.get("gain_budgets"),
-            "loss_budgets": c.get("loss_budgets"), "verdict": W.headline(c),
+            "loss_budgets": c.get("loss_budgets"),
+            "verdict": band_verdict(m, c.get("gain_budgets"), c.get("loss_budgets")),
             "price": {"points": 100 * c["price"] if c.get("price") is not None else None,
                       "k": c.get("price_k")}}
     ks = list(audit["comparisons"][rl_label]["ks"])
