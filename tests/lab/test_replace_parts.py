@@ -53,12 +53,12 @@ def test_generate_continues_each_prefix_and_does_not_depend_on_the_others(tiny):
 @pytest.mark.parametrize("alternative", ["second", "random"])
 def test_records_replace_every_position_with_another_ordinary_token(tiny, alternative):
     model, tok = tiny
-    problems = [T.Problem(1, 2, 3, 6), T.Problem(9, 9, 9, 7), T.Problem(4, 5, 6, 5)]
-    cfg = RP.ReplaceConfig(prompts=3, samples_per_prompt=2, n_bins=3, resamples=2,
+    problems = [T.Problem(1, 2, 3, 6), T.Problem(9, 9, 9, 7)]
+    cfg = RP.ReplaceConfig(prompts=2, samples_per_prompt=2, n_bins=3, resamples=2,
                            alternative=alternative)
-    res = RP.replace_and_resample(model, tok, problems, cfg, seed=0, max_new_tokens=16)
+    res = RP.replace_and_resample(model, tok, problems, cfg, seed=0, max_new_tokens=10)
     smp, rec = res["samples"], res["records"]
-    assert len(smp["text"]) == 6
+    assert len(smp["text"]) == 4
     expected = sum(cfg.n_bins for L in smp["length"] if L >= 1)
     assert len(rec["sample"]) == expected
     specials = {tok.bos_token, tok.eos_token, tok.pad_token}
