@@ -81,3 +81,11 @@ def test_records_replace_every_position_with_another_ordinary_token(tiny, altern
         assert smp["text"][rec["sample"][r]].startswith(rec["prefix"][r] + rec["token"][r])
     with pytest.raises(ValueError):
         RP.ReplaceConfig(alternative="third")
+
+
+def test_cli_refuses_the_example_export_for_other_experiments(tmp_path):
+    from rlvr_boundary.cli import main
+
+    assert main(["lab", "run", "--experiment", "token-replacement", "--out", str(tmp_path / "x"),
+                 "--export-example", str(tmp_path / "ex")]) == 2
+    assert not (tmp_path / "x").exists()

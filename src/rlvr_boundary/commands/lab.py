@@ -55,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.lab.run import run as run_lab
     from rlvr_boundary.shaping import ShapingConfig
 
+    if args.export_example and args.experiment != "narrowing":
+        raise InputError("--export-example copies the rollouts of the narrowing experiment; "
+                         f"it does not apply to --experiment {args.experiment}",
+                         field="export-example")
     try:
         shaping = ShapingConfig(estimator=args.estimator, k=args.passk_k,
                                 perplexity=args.perplexity_shaping,
