@@ -71,6 +71,21 @@ def test_matches_a_plain_loop():
         assert row["flip"] == pytest.approx(_mean(per_sample))
         assert row["flip_se"] == pytest.approx(_se(per_sample))
 
+    # break (correct -> wrong) and fix (wrong -> right) rates per bin, and per category
+    cats = np.array(["digit", "word", "operator"])[rng.integers(0, 3, size=len(sample))]
+    res_c = replacement_effects(sample, pos, orig, rep, ctl, lp, 4, category=cats)
+    for b in range(4):
+        br = [1 - rep[r] for r in range(len(sample)) if pos[r] == b and orig[r] == 1]
+        fx = [rep[r] for r in range(len(sample)) if pos[r] == b and orig[r] == 0]
+        assert res["by_position"][b]["break"] == pytest.approx(_mean(br))
+        assert res["by_position"][b]["fix"] == pytest.approx(_mean(fx))
+    assert res["by_category"] is None
+    for k in ("digit", "word", "operator"):
+        fl = [abs(rep[r] - orig[r]) for r in range(len(sample)) if cats[r] == k]
+        assert res_c["by_category"][k]["n"] == len(fl)
+        assert res_c["by_category"][k]["flip"] == pytest.approx(_mean(fl))
+    assert res_c["by_position"] == res["by_position"]
+
     for t in range(3):
         for b in range(4):
             ch = [rep[r] - orig[r] for r in range(len(sample))

@@ -19,7 +19,10 @@ resampling itself):
 
 - change ``d_r = y_r - o_r`` (signed change in accuracy),
 - flip rate ``|y_r - o_r|`` (share of continuations whose verdict differs),
-- effect ``y_r - c_r`` (change caused by the replacement beyond resampling).
+- effect ``y_r - c_r`` (change caused by the replacement beyond resampling),
+- break rate ``1 - y_r`` over the records of originally correct samples and
+  fix rate ``y_r`` over those of originally wrong ones (the flip rate mixes the
+  two in the proportion of the original accuracy).
 
 Samples are grouped into tertiles of their log-perplexity
 ``log PPL = -(1/T) sum_t log p(y_t)``, edges at the 1/3 and 2/3 quantiles of the
@@ -51,17 +54,23 @@ def _rows(original, replaced, control) -> dict:
     return d
 
 
+def _mean_se(v: np.ndarray) -> tuple[float | None, float | None]:
+    return (float(v.mean()) if v.size else None,
+            float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else None)
+
+
 def _summ(vals: dict, n_units: int) -> dict:
     out = {"n": int(n_units)}
     for k in _STATS:
-        v = vals[k]
-        out[k] = float(v.mean()) if v.size else None
-        out[k + "_se"] = float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else None
+        out[k], out[k + "_se"] = _mean_se(vals[k])
+    right = vals["original"] == 1
+    out["break"], out["break_se"] = _mean_se(1 - vals["replaced"][right])
+    out["fix"], out["fix_se"] = _mean_se(vals["replaced"][~right])
     return out
 
 
 def replacement_effects(sample, position_bin, original, replaced, control, log_ppl,
-                        n_bins: int) -> dict:
+                        n_bins: int, category=None) -> dict:
     """Changes in accuracy after token replacement, by relative position and perplexity tertile.
 
     Parameters
@@ -78,6 +87,9 @@ def replacement_effects(sample, position_bin, original, replaced, control, log_p
         ``(N,)`` log-perplexity of every sample.
     n_bins
         Number of relative-position bins.
+    category
+        Optional ``(M,)`` label of each replaced token (e.g. its kind: digit,
+        operator, word).
 
     Returns
     -------
@@ -85,9 +97,12 @@ def replacement_effects(sample, position_bin, original, replaced, control, log_p
         ``tertile_edges`` (2,); ``by_position``: one dict per bin with ``n`` and the mean
         and standard error of ``original``, ``replaced``, ``control``, ``change``,
         ``control_change``, ``flip`` and ``effect`` (records of a bin come from different
-        samples, so the standard error is over records); ``by_tertile``: the same per
-        perplexity group (low, mid, high), with each sample's records averaged first and
-        the standard error over samples; ``grid``: ``change``, ``flip`` and ``effect``
+        samples, so the standard error is over records), and ``break`` / ``fix`` rates;
+        ``by_tertile``: the same per perplexity group (low, mid, high), with each
+        sample's records averaged first and the standard error over samples;
+        ``by_category`` (with ``category``): the same per label, over records (a
+        sample's records in one category are not independent: read its standard
+        errors as lower bounds); ``grid``: ``change``, ``flip`` and ``effect``
         means per (tertile, bin), ``(3, n_bins)`` nested lists (None where empty).
 
     Notes
@@ -143,6 +158,13 @@ def replacement_effects(sample, position_bin, original, replaced, control, log_p
                 if m.any():
                     tab[t][b] = float(rows[k][m].mean())
         grid[k] = tab
-    return {"tertile_edges": edges.tolist(), "n_bins": int(n_bins),
+    by_category = None
+    if category is not None:
+        cat = np.asarray(category, dtype=object)  # (M,)
+        if cat.shape != sample.shape:
+            raise ValueError("category must have one label per record")
+        by_category = {str(k): _summ({n: v[cat == k] for n, v in rows.items()},
+                                     (cat == k).sum()) for k in sorted(set(cat.tolist()))}
+    return {"tertile_edges": edges.tolist(), "by_category": by_category, "n_bins": int(n_bins),
             "n_samples": int(samples.size), "n_records": int(sample.size),
             "by_position": by_position, "by_tertile": by_tertile, "grid": grid}

@@ -14,9 +14,10 @@ pipeline (same seed, same weights):
    problems (temperature 1, no truncation), with the full next-token
    distributions; record each sample's verdict and log-perplexity
    (``-(1/T) sum_t log p(y_t)`` over its tokens, the end token included).
-2. For each of ``n_bins`` relative positions (the centre of bin ``b`` is
-   ``(b + 0.5) / n_bins`` of the completion's tokens before the end token),
-   replace the token there with the *alternative*: ``second``, the most likely
+2. Replace every token of the completion before the end token (``positions =
+   "every"``; token ``j`` of ``L`` falls in relative-position bin
+   ``floor(j * n_bins / L)``), or one token per bin, at its centre
+   (``"centres"``), with the *alternative*: ``second``, the most likely
    token other than the sampled one under the model's distribution at that
    position (the second most likely token when the sampled one was the most
    likely, as it is for most tokens), or ``random``, a uniformly drawn other
@@ -25,7 +26,8 @@ pipeline (same seed, same weights):
    length limit as the original) and verify; as a control, resample as often
    with the original token kept, which measures what resampling alone changes.
 4. Aggregate with :func:`rlvr_boundary.analysis.replacement.replacement_effects`
-   by position bin and by tertile of the samples' log-perplexity; plot.
+   by position bin, by tertile of the samples' log-perplexity and by token kind
+   (:func:`token_category`); plot.
 
 Records go to ``replacement/<model>.parquet`` (one per model, written whole:
 the stage resumes per model).
@@ -61,6 +63,9 @@ class ReplaceConfig:
     """Continuations per replaced token (and per kept token, the control)."""
     alternative: str = "second"
     """second (most likely other token) or random (a uniformly drawn other token)."""
+    positions: str = "every"
+    """every (replace every token, binned by relative position) or centres (one token per
+    bin, at its centre)."""
 
     def __post_init__(self) -> None:
         for name in ("prompts", "samples_per_prompt", "n_bins", "resamples"):
@@ -69,6 +74,8 @@ class ReplaceConfig:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         if self.alternative not in ("second", "random"):
             raise ValueError(f"alternative must be 'second' or 'random', got {self.alternative!r}")
+        if self.positions not in ("every", "centres"):
+            raise ValueError(f"positions must be 'every' or 'centres', got {self.positions!r}")
 
     @classmethod
     def from_preset(cls, preset: str) -> "ReplaceConfig":
@@ -85,6 +92,29 @@ REPLACE_PRESETS: dict[str, dict] = {
 def _positions(length: int, n_bins: int) -> list[int]:
     """Token index at the centre of each relative-position bin of a length-``length`` completion."""
     return [min(length - 1, int((b + 0.5) * length / n_bins)) for b in range(n_bins)]
+
+
+def _bin_of(index: int, length: int, n_bins: int) -> int:
+    """Relative-position bin of token ``index`` of ``length``: ``floor(index * n_bins / length)``."""
+    return min(n_bins - 1, index * n_bins // length)
+
+
+def token_category(token: str, index: int, in_answer: bool) -> str:
+    """Kind of a lab completion token: strategy name, worked or answer digit / operator, format.
+
+    >>> [token_category(t, i, False) for i, t in enumerate([" add", ":", " 7", "+"])]
+    ['strategy name', 'format', 'worked digit', 'worked operator']
+    >>> token_category("4", 19, True)
+    'answer operand'
+    """
+    t = token.strip()
+    if index == 0 and t in T.STRATEGIES:
+        return "strategy name"
+    if t.isdigit():
+        return "answer operand" if in_answer else "worked digit"
+    if t in ("+", "*", "-"):
+        return "answer operator" if in_answer else "worked operator"
+    return "format"
 
 
 def _generate(model, tok, prefixes: list[list[int]], n_prompt: int, max_total: int, seed: int,
@@ -151,7 +181,8 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
     samples = {"prompt_id": [], "text": [], "correct": [], "strategy": [], "log_ppl": [],
                "length": []}
     rec = {k: [] for k in ("sample", "prompt_id", "bin", "index", "length", "rel_pos",
-                           "prefix", "token", "alternative", "alt_rank", "original")}
+                           "prefix", "token", "category", "alternative", "alt_rank",
+                           "original")}
     jobs_rep, jobs_ctl = [], []
     for i in range(seq.shape[0]):
         p = problems[i // S]
@@ -167,7 +198,13 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
         samples["length"].append(L)
         if L < 1:
             continue  # nothing to replace (an empty completion)
-        for b, j in enumerate(_positions(L, B)):
+        if rcfg.positions == "every":
+            where = [(_bin_of(j, L, B), j) for j in range(L)]
+        else:
+            where = list(enumerate(_positions(L, B)))
+        pieces = tok.convert_ids_to_tokens(gen[i, :L].tolist())
+        answer_at = next((k for k, t in enumerate(pieces) if t.strip() == "answer"), L)
+        for b, j in where:
             orig = int(gen[i, j])
             lp = logp[i, j].clone()  # (V,)
             lp[special] = -float("inf")
@@ -188,7 +225,8 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
             rec["length"].append(L)
             rec["rel_pos"].append(j / L)
             rec["prefix"].append(tok.decode(gen[i, :j], skip_special_tokens=True))
-            rec["token"].append(tok.convert_ids_to_tokens(orig))
+            rec["token"].append(pieces[j])
+            rec["category"].append(token_category(pieces[j], j, j > answer_at))
             rec["alternative"].append(tok.convert_ids_to_tokens(alt))
             rec["alt_rank"].append(rank)
             rec["original"].append(bool(v["correct"]))
@@ -269,7 +307,8 @@ def run_replacement(cfg, out: Path, clock, say, progress) -> dict:
     models = {}
     for lab, (smp, rec) in data.items():
         eff = replacement_effects(rec["sample"], rec["bin"], np.array(rec["original"], float),
-                                  rec["replaced"], rec["control"], smp["log_ppl"], rcfg.n_bins)
+                                  rec["replaced"], rec["control"], smp["log_ppl"], rcfg.n_bins,
+                                  category=rec["category"])
         eff["accuracy"] = float(np.mean(smp["correct"]))
         eff["mean_log_ppl"] = float(np.mean(smp["log_ppl"]))
         eff["alt_rank_share_top"] = float(np.mean(np.array(rec["alt_rank"]) <= 1))
@@ -279,11 +318,11 @@ def run_replacement(cfg, out: Path, clock, say, progress) -> dict:
         first, lastb = e["by_position"][0], e["by_position"][-1]
         t = e["by_tertile"]
         headline.append(
-            f"{lab}: accuracy {e['accuracy']:.3f}; change after replacement at the first / last "
-            f"position {first['change']:+.3f} / {lastb['change']:+.3f} (control "
-            f"{first['control_change']:+.3f} / {lastb['control_change']:+.3f}); flip rate by "
-            f"log-PPL tertile low / mid / high {t[0]['flip']:.3f} / {t[1]['flip']:.3f} / "
-            f"{t[2]['flip']:.3f}")
+            f"{lab}: accuracy {e['accuracy']:.3f}; change in accuracy after replacement in the "
+            f"first / last position bin {first['change']:+.3f} / {lastb['change']:+.3f} "
+            f"(control {first['control_change']:+.3f} / {lastb['control_change']:+.3f}); "
+            f"break rate of correct samples by log-PPL tertile low / mid / high "
+            + " / ".join("-" if r["break"] is None else f"{r['break']:.3f}" for r in t))
     payload = {"experiment": "token-replacement", "models": list(labels),
                "n_problems": rcfg.prompts, "results": models, "experiment_options": opts,
                "headline": headline, "timings": clock.data}
