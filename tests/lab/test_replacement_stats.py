@@ -88,6 +88,10 @@ def test_matches_a_plain_loop():
 
     for t in range(3):
         for b in range(4):
+            br = [1 - rep[r] for r in range(len(sample))
+                  if pos[r] == b and group[sample[r]] == t and orig[r] == 1]
+            got = res["grid"]["break"][t][b]
+            assert (got is None) if not br else got == pytest.approx(_mean(br))
             ch = [rep[r] - orig[r] for r in range(len(sample))
                   if pos[r] == b and group[sample[r]] == t]
             got = res["grid"]["change"][t][b]

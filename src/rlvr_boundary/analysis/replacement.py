@@ -103,7 +103,8 @@ def replacement_effects(sample, position_bin, original, replaced, control, log_p
         ``by_category`` (with ``category``): the same per label, over records (a
         sample's records in one category are not independent: read its standard
         errors as lower bounds); ``grid``: ``change``, ``flip`` and ``effect``
-        means per (tertile, bin), ``(3, n_bins)`` nested lists (None where empty).
+        means per (tertile, bin) and ``break`` (over originally correct samples),
+        ``(3, n_bins)`` nested lists (None where empty).
 
     Notes
     -----
@@ -150,13 +151,14 @@ def replacement_effects(sample, position_bin, original, replaced, control, log_p
                   for t in range(3)]
 
     grid = {}
-    for k in ("change", "flip", "effect"):
+    cells = dict(rows, **{"break": 1 - y})
+    for k in ("change", "flip", "effect", "break"):
         tab = [[None] * n_bins for _ in range(3)]
         for t in range(3):
             for b in range(n_bins):
-                m = (g == t) & (pos == b)
+                m = (g == t) & (pos == b) & ((o == 1) if k == "break" else True)
                 if m.any():
-                    tab[t][b] = float(rows[k][m].mean())
+                    tab[t][b] = float(cells[k][m].mean())
         grid[k] = tab
     by_category = None
     if category is not None:

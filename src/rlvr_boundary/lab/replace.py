@@ -334,8 +334,13 @@ def run_replacement(cfg, out: Path, clock, say, progress) -> dict:
     return doc
 
 
+def _f(values) -> np.ndarray:
+    """Floats for plotting, None (an empty group) as NaN."""
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
 def plot_replacement(doc: dict, path: Path) -> Path:
-    """Change in accuracy and flip rate by relative position, overall and per log-PPL tertile."""
+    """Change in accuracy and break rate by relative position, overall and per log-PPL tertile."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -350,14 +355,16 @@ def plot_replacement(doc: dict, path: Path) -> Path:
         x = (np.arange(B) + 0.5) / B
         bp = e["by_position"]
         for row, (key, ctl, name) in enumerate((("change", "control_change", "change in accuracy"),
-                                                ("flip", None, "flip rate (verdict changed)"))):
+                                                ("break", None,
+                                                 "break rate (correct samples turned wrong)"))):
             ax = axes[row][col]
-            ax.errorbar(x, [r[key] for r in bp], yerr=[1.96 * (r[key + "_se"] or 0) for r in bp],
+            ax.errorbar(x, _f([r[key] for r in bp]), yerr=1.96 * np.nan_to_num(
+                            _f([r[key + "_se"] for r in bp])),
                         color="k", marker="o", ms=3, capsize=2, label="all samples, replaced")
             if ctl:
-                ax.plot(x, [r[ctl] for r in bp], "k--", lw=1, label="all, token kept (control)")
+                ax.plot(x, _f([r[ctl] for r in bp]), "k--", lw=1, label="all, token kept (control)")
             for t, tname, c in zip(range(3), ("low", "mid", "high"), ("C0", "C1", "C3")):
-                ax.plot(x, e["grid"][key][t], color=c, marker=".", lw=1,
+                ax.plot(x, _f(e["grid"][key][t]), color=c, marker=".", lw=1,
                         label=f"{tname} log-PPL tertile")
             ax.axhline(0, color="grey", lw=0.5)
             if col == 0:
