@@ -27,8 +27,10 @@ strategies the base knows (the "mad-only" prompts; the exact share is in
 
 The pipeline (``rlvr-boundary lab run --experiment distillation``)
 ------------------------------------------------------------------
-1. ``base/``: the base of experiment 1 (three strategies; same seed, same
-   weights).
+1. ``base/``: pretrained as in experiment 1 on the three strategies, with one
+   difference: the tokenizer's training texts include ``mad`` traces, so
+   `` mad`` is one token of the vocabulary (:func:`tokenizer_texts`). The base
+   never sees a ``mad`` trace in pretraining.
 2. ``rl/``: GRPO from the base on the *four-strategy* prompt distribution over
    the training triples: RL sees the mad-only prompts and is rewarded whenever
    it solves one.
@@ -74,6 +76,18 @@ GOLD_MIX4: dict[str, float] = {"add": 0.45, "mul": 0.2, "sub": 0.1, "mad": 0.25}
 TEACHER_MIX: dict[str, float] = {"add": 0.3, "mul": 0.25, "sub": 0.2, "mad": 0.25}
 
 _HEAD = re.compile(r"^\s*([a-z]+):")
+
+
+def tokenizer_texts(cfg, n: int = 500) -> list[str]:
+    """``mad`` traces added to the tokenizer's training texts (not to pretraining).
+
+    The base's vocabulary then has `` mad`` as one token, as it has `` add``: a name
+    split into three tokens shifts every later position, and the copying the base
+    learned by position then miscopies the operands (the teacher did, in a first run).
+    The base never sees these texts in pretraining; its `` mad`` embedding stays untrained.
+    """
+    ps = make_problems4(n, np.random.default_rng([cfg.seed, 13]))
+    return [p.prompt + trace4(p, "mad") for p in ps]
 
 
 def _check_mix4(mix: dict[str, float]) -> np.ndarray:

@@ -180,12 +180,14 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
     torch.set_num_threads(cfg.threads)
     clock = _Clock(out / "timings.json")
 
+    if cfg.experiment == "distillation":
+        from rlvr_boundary.lab.distill import run_distillation, tokenizer_texts
+
+        with clock.stage("pretrain"):
+            _stage_base(cfg, out, say, progress, extra_texts=tokenizer_texts(cfg))
+        return run_distillation(cfg, out, clock, say, progress)
     with clock.stage("pretrain"):
         _stage_base(cfg, out, say, progress)
-    if cfg.experiment == "distillation":
-        from rlvr_boundary.lab.distill import run_distillation
-
-        return run_distillation(cfg, out, clock, say, progress)
     if cfg.experiment == "token-replacement":
         from rlvr_boundary.lab.replace import run_replacement
 
@@ -249,7 +251,8 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     return dest
 
 
-def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
+def _stage_base(cfg: LabConfig, out: Path, say, progress, extra_texts=()) -> None:
+    """Tokenizer and pretrained base; ``extra_texts`` join the tokenizer's training texts only."""
     from rlvr_boundary.lab.model import build_model, is_complete, save_checkpoint
     from rlvr_boundary.lab.pretrain import corpus, pretrain
     from rlvr_boundary.lab.tokenizer import train_tokenizer
@@ -258,7 +261,7 @@ def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
         say("base model: done (resumed)")
         return
     prompts, comps = corpus(2000, np.random.default_rng([cfg.seed, 1]))
-    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)])
+    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)] + list(extra_texts))
     model = build_model(cfg.model, tok, seed=cfg.seed)
     with progress() as bar:
         task = bar.add_task("pretraining the base model", total=cfg.pretrain.steps)
