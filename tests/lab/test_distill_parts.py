@@ -85,3 +85,24 @@ def test_band_verdict_names_the_supported_budgets():
         "step-40 against the base: gain supported at k = 1; loss supported at k = 3-4.")
     assert D.band_verdict("x", None, None) == (
         "x against the base: no supported gain; no supported loss.")
+
+
+def test_the_new_strategy_name_is_one_token_of_the_base_vocabulary():
+    pytest.importorskip("tokenizers")
+    pytest.importorskip("transformers")
+    from types import SimpleNamespace
+
+    from rlvr_boundary.lab.pretrain import corpus
+    from rlvr_boundary.lab.tokenizer import train_tokenizer
+
+    prompts, comps = corpus(600, np.random.default_rng(0))
+    texts = D.tokenizer_texts(SimpleNamespace(seed=0), n=200)
+    assert all(" mad: " in t for t in texts)
+    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)] + texts)
+    for word in (" add", " mul", " sub", " mad", " ends", " answer"):
+        assert len(tok(word, add_special_tokens=False)["input_ids"]) == 1, word
+    # a mad trace tokenizes like an add trace: same length, operands at the same positions
+    p = T.Problem(7, 8, 4, 0)
+    a = tok.convert_ids_to_tokens(tok(T.trace(p, "add"), add_special_tokens=False)["input_ids"])
+    m = tok.convert_ids_to_tokens(tok(D.trace4(p, "mad"), add_special_tokens=False)["input_ids"])
+    assert len(a) == len(m) and [x for x, y in zip(a, m) if x != y][0] == " add"

@@ -39,8 +39,12 @@ def test_distillation_models_load_and_rollouts_validate(distill_run):
     from rlvr_boundary.lab import distill as D
     from rlvr_boundary.lab import task as T
 
+    from transformers import AutoTokenizer
+
     for name in ("teacher", "distilled"):
         AutoModelForCausalLM.from_pretrained(distill_run / name)
+    tok = AutoTokenizer.from_pretrained(distill_run / "base")
+    assert len(tok(" mad", add_special_tokens=False)["input_ids"]) == 1
     base = load_file(str(distill_run / "base" / "model.safetensors"))
     dist = load_file(str(distill_run / "distilled" / "model.safetensors"))
     assert any(not torch.equal(base[k], dist[k]) for k in base)
