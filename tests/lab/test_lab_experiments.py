@@ -112,7 +112,7 @@ def test_token_replacement_records_and_summary(replace_run):
     assert doc["options"]["experiment"] == "token-replacement"
     opts = doc["experiment_options"]
     assert opts == {"prompts": 12, "samples_per_prompt": 2, "n_bins": 5, "resamples": 1,
-                    "alternative": "second"}
+                    "alternative": "second", "positions": "every"}
     assert doc["models"] == ["base", "step-6"]
     for m in doc["models"]:
         rec = pq.read_table(replace_run / "replacement" / f"{m}.parquet").to_pydict()
