@@ -19,8 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--preset", default="quick", choices=["quick", "full"],
                    help="quick: every stage at toy size, about 40 CPU seconds (CI); "
                         "full: the experiment at its reported size (default: quick)")
-    r.add_argument("--experiment", default="narrowing", choices=["narrowing"],
-                   help="narrowing: RL raises pass@1 and narrows pass@k at large k (default)")
+    r.add_argument("--experiment", default="narrowing",
+                   choices=["narrowing", "distillation", "token-replacement"],
+                   help="narrowing: RL raises pass@1 and narrows pass@k at large k (default); "
+                        "distillation: a teacher that knows a fourth strategy, distilled into "
+                        "the base, against the base and RL; token-replacement: replace the "
+                        "token at a relative position, resample the rest, measure the change "
+                        "in accuracy by position and perplexity group")
     r.add_argument("--out", required=True, metavar="DIR", help="output folder (resumable)")
     r.add_argument("--seed", type=int, default=0, help="seed of every random draw (0)")
     r.add_argument("--estimator", default="grpo",
@@ -50,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.lab.run import run as run_lab
     from rlvr_boundary.shaping import ShapingConfig
 
+    if args.export_example and args.experiment != "narrowing":
+        raise InputError("--export-example copies the rollouts of the narrowing experiment; "
+                         f"it does not apply to --experiment {args.experiment}",
+                         field="export-example")
     try:
         shaping = ShapingConfig(estimator=args.estimator, k=args.passk_k,
                                 perplexity=args.perplexity_shaping,
@@ -60,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InputError(str(exc)) from None
     doc = run_lab(cfg, args.out, console=console)
+    if "headline" in doc:  # the experiments other than narrowing say their own numbers
+        for line in doc["headline"]:
+            console.print(line)
+        console.print(f"wrote {args.out}/lab_result.json")
+        return 0
     console.print(f"pass@1: base {doc['pass_at_1']['base']:.3f}, "
                   f"{doc['final_checkpoint']} {doc['pass_at_1']['rl']:.3f}; "
                   f"pass@{doc['pass_at_K']['K']}: base {doc['pass_at_K']['base']:.3f}, "

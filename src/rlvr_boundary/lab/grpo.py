@@ -137,7 +137,7 @@ def rewards_of(problems, texts, group_size: int) -> tuple[np.ndarray, list[str |
 
 
 def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path, *,
-          ref_model=None, progress=None, save=None) -> list[dict]:
+          ref_model=None, progress=None, save=None, make_problems=None) -> list[dict]:
     """Run GRPO in place on ``model``; resume from the last checkpoint in ``out_dir``.
 
     Parameters
@@ -157,6 +157,10 @@ def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path,
     save
         ``save(model, step)`` writes a checkpoint (the pipeline passes the HF-folder
         writer and records the optimizer state beside it).
+    make_problems
+        ``make_problems(count, rng, triples)`` draws a step's problems (default:
+        :func:`rlvr_boundary.lab.task.make_problems`, the three-strategy task; the
+        distillation experiment passes its four-strategy prompt distribution).
 
     Returns
     -------
@@ -176,7 +180,10 @@ def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path,
         # run continues exactly as an uninterrupted one would.
         rng = np.random.default_rng([cfg.seed, step])
         torch.manual_seed(cfg.seed * 1_000_003 + step)
-        problems = T.make_problems(cfg.prompts_per_step, rng, triples=train_triples)
+        if make_problems is None:
+            problems = T.make_problems(cfg.prompts_per_step, rng, triples=train_triples)
+        else:
+            problems = make_problems(cfg.prompts_per_step, rng, train_triples)
 
         # 1. rollouts (group-major rows)
         model.eval()

@@ -55,7 +55,7 @@ PRESETS: dict[str, dict] = {
     },
 }
 
-EXPERIMENTS = ("narrowing",)
+EXPERIMENTS = ("narrowing", "distillation", "token-replacement")
 
 
 @dataclass
@@ -65,7 +65,9 @@ class LabConfig:
     preset: str = "quick"
     """quick (mechanics, CI) or full (experiment 1)."""
     experiment: str = "narrowing"
-    """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k)."""
+    """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k),
+    distillation (a teacher's strategy distilled into the base; ``lab/distill.py``) or
+    token-replacement (replace a token, resample the rest; ``lab/replace.py``)."""
     seed: int = 0
     """Seed of the corpus, the initialisation, the problem draws and the sampling."""
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -178,8 +180,18 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
     torch.set_num_threads(cfg.threads)
     clock = _Clock(out / "timings.json")
 
+    if cfg.experiment == "distillation":
+        from rlvr_boundary.lab.distill import run_distillation, tokenizer_texts
+
+        with clock.stage("pretrain"):
+            _stage_base(cfg, out, say, progress, extra_texts=tokenizer_texts(cfg))
+        return run_distillation(cfg, out, clock, say, progress)
     with clock.stage("pretrain"):
         _stage_base(cfg, out, say, progress)
+    if cfg.experiment == "token-replacement":
+        from rlvr_boundary.lab.replace import run_replacement
+
+        return run_replacement(cfg, out, clock, say, progress)
     with clock.stage("rl"):
         steps = _stage_rl(cfg, out, say, progress)
     labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
@@ -239,7 +251,8 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     return dest
 
 
-def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
+def _stage_base(cfg: LabConfig, out: Path, say, progress, extra_texts=()) -> None:
+    """Tokenizer and pretrained base; ``extra_texts`` join the tokenizer's training texts only."""
     from rlvr_boundary.lab.model import build_model, is_complete, save_checkpoint
     from rlvr_boundary.lab.pretrain import corpus, pretrain
     from rlvr_boundary.lab.tokenizer import train_tokenizer
@@ -248,7 +261,7 @@ def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
         say("base model: done (resumed)")
         return
     prompts, comps = corpus(2000, np.random.default_rng([cfg.seed, 1]))
-    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)])
+    tok = train_tokenizer([p + c for p, c in zip(prompts, comps)] + list(extra_texts))
     model = build_model(cfg.model, tok, seed=cfg.seed)
     with progress() as bar:
         task = bar.add_task("pretraining the base model", total=cfg.pretrain.steps)
@@ -259,7 +272,7 @@ def _stage_base(cfg: LabConfig, out: Path, say, progress) -> None:
     say(f"base model: pretrained {cfg.pretrain.steps} steps, final loss {np.mean(losses[-20:]):.3f}")
 
 
-def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
+def _stage_rl(cfg: LabConfig, out: Path, say, progress, make_problems=None) -> list[int]:
     from rlvr_boundary.lab import grpo as G
     from rlvr_boundary.lab.model import load_checkpoint, save_checkpoint
 
@@ -282,6 +295,7 @@ def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
                        description=f"GRPO (reward {rec['reward']:.2f})")
 
         log = G.train(model, tok, g, tr, rl, ref_model=ref, progress=tick,
+                      make_problems=make_problems,
                       save=lambda m, s: save_checkpoint(m, tok, rl / f"step-{s}",
                                                         extra={"stage": "rl", "step": s}))
     tail = log[-max(1, g.steps // 10):]
@@ -290,7 +304,10 @@ def _stage_rl(cfg: LabConfig, out: Path, say, progress) -> list[int]:
     return steps
 
 
-def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> None:
+def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress, *, problems=None,
+                  verify=None) -> None:
+    """Sample every model of ``labels`` on ``problems`` (default: :func:`eval_problems`) and
+    grade with ``verify(problem, text)`` (default: the task's verifier)."""
     import pyarrow as pa
     import transformers
 
@@ -298,7 +315,8 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
     from rlvr_boundary.io.rollouts import sha256_of, validate_batch
     from rlvr_boundary.io.store import ShardedWriter
 
-    problems = eval_problems(cfg)
+    problems = eval_problems(cfg) if problems is None else problems
+    verify = T.verify if verify is None else verify
     by_id = {p.prompt_id: p for p in problems}
     prompts = [{"prompt_id": p.prompt_id, "prompt": p.prompt} for p in problems]
     # The model's own distribution: temperature 1, no truncation (pass@k at large k is
@@ -335,7 +353,7 @@ def _stage_sample(cfg: LabConfig, out: Path, labels: dict, say, progress) -> Non
                 task = bar.add_task(f"sampling {lab}", total=len(problems) * cfg.n_samples)
                 rows = []
                 for r in backend.generate(prompts, cfg.n_samples, params):
-                    r.update(model=lab, **T.verify(by_id[r["prompt_id"]], r["text"]))
+                    r.update(model=lab, **verify(by_id[r["prompt_id"]], r["text"]))
                     rows.append(r)
                     bar.update(task, completed=len(rows))
             finally:

@@ -1,0 +1,143 @@
+"""End to end: ``lab run --preset quick --experiment distillation | token-replacement`` (mechanics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+pytestmark = [pytest.mark.slow, pytest.mark.torch]
+
+
+def _run(out, experiment):
+    from rlvr_boundary.cli import main
+
+    assert main(["lab", "run", "--preset", "quick", "--experiment", experiment,
+                 "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def distill_run(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("lab") / "distill", "distillation")
+
+
+@pytest.fixture(scope="module")
+def replace_run(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("lab") / "replace", "token-replacement")
+
+
+def test_distillation_models_load_and_rollouts_validate(distill_run):
+    import pyarrow as pa
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModelForCausalLM
+
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, read_manifest
+    from rlvr_boundary.lab import distill as D
+    from rlvr_boundary.lab import task as T
+
+    from transformers import AutoTokenizer
+
+    for name in ("teacher", "distilled"):
+        AutoModelForCausalLM.from_pretrained(distill_run / name)
+    tok = AutoTokenizer.from_pretrained(distill_run / "base")
+    assert len(tok(" mad", add_special_tokens=False)["input_ids"]) == 1
+    base = load_file(str(distill_run / "base" / "model.safetensors"))
+    dist = load_file(str(distill_run / "distilled" / "model.safetensors"))
+    assert any(not torch.equal(base[k], dist[k]) for k in base)
+
+    table = pa.concat_tables(list(iter_rollout_batches(distill_run / "rollouts")))
+    models = ["base", "step-6", "distilled", "teacher"]
+    assert set(table.column("model").to_pylist()) == set(models)
+    assert table.num_rows == 4 * 24 * 8
+    rows = table.to_pylist()
+    for r in rows[::13]:  # verdicts and labels are the four-strategy verifier's
+        a, b, c = (int(x) for x in r["prompt_id"].split("-")[0])
+        v = D.verify4(T.Problem(a, b, c, int(r["prompt_id"].split("-")[1])), r["text"])
+        assert (v["correct"], v["strategy"]) == (r["correct"], r["strategy"])
+    # the teacher writes the fourth strategy; the base never saw it
+    share = {m: np.mean([r["strategy"] == "mad" for r in rows if r["model"] == m])
+             for m in models}
+    assert share["teacher"] > 0.05 and share["base"] == 0
+    assert read_manifest(distill_run / "rollouts")["engine"] == "transformers"
+
+
+def test_distillation_result_matches_the_rollouts(distill_run):
+    import pyarrow as pa
+
+    from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+    from rlvr_boundary.lab import distill as D
+    from rlvr_boundary.lab import task as T
+
+    doc = read_result(distill_run / "lab_result.json", kind="lab-run")
+    assert doc["options"]["experiment"] == "distillation"
+    assert doc["experiment_options"]["sft_steps"] == 40
+    assert doc["models"] == ["base", "step-6", "distilled", "teacher"]
+    assert set(doc["timings"]) == {"pretrain", "rl", "teacher", "distill", "sample", "report"}
+    table = pa.concat_tables(list(iter_rollout_batches(distill_run / "rollouts"))).to_pylist()
+    for m in doc["models"]:
+        solved = {r["prompt_id"] for r in table if r["model"] == m and r["correct"]}
+        assert sorted(solved) == sorted(doc["solved_prompt_ids"][m])
+        assert doc["solved_at_K"]["by_model"][m]["all"] == len(solved)
+        mad_only = solved & set(doc["mad_only_prompt_ids"])
+        assert doc["solved_at_K"]["by_model"][m]["mad_only"] == len(mad_only)
+    problems = [T.Problem(*(int(x) for x in pid.split("-")[0]), int(pid.split("-")[1]))
+                for pid in sorted({r["prompt_id"] for r in table})]
+    F = D.fitness4(problems)
+    assert doc["solved_at_K"]["sizes"]["mad_only"] == int(((F[3] == 1) & ~F[:3].any(0)).sum())
+    assert doc["pass_at_k"]["base"][-1] == len(doc["solved_prompt_ids"]["base"]) / 24
+    assert (distill_run / "distillation.png").stat().st_size > 10_000
+    assert (distill_run / "report.html").is_file()
+
+
+def test_distillation_resumes(distill_run):
+    stamp = {p: p.stat().st_mtime_ns for p in (distill_run / "rollouts").glob("part-*.parquet")}
+    teacher = (distill_run / "teacher" / "model.safetensors").stat().st_mtime_ns
+    _run(distill_run, "distillation")
+    assert {p: p.stat().st_mtime_ns for p in stamp} == stamp
+    assert (distill_run / "teacher" / "model.safetensors").stat().st_mtime_ns == teacher
+
+
+def test_token_replacement_records_and_summary(replace_run):
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.analysis.replacement import replacement_effects
+    from rlvr_boundary.io.results import read_result
+
+    doc = read_result(replace_run / "lab_result.json", kind="lab-run")
+    assert doc["options"]["experiment"] == "token-replacement"
+    opts = doc["experiment_options"]
+    assert opts == {"prompts": 12, "samples_per_prompt": 2, "n_bins": 5, "resamples": 1,
+                    "alternative": "second", "positions": "every"}
+    assert doc["models"] == ["base", "step-6"]
+    for m in doc["models"]:
+        rec = pq.read_table(replace_run / "replacement" / f"{m}.parquet").to_pydict()
+        smp = pq.read_table(replace_run / "replacement" / f"{m}.samples.parquet").to_pydict()
+        assert len(smp["text"]) == 12 * 2
+        assert all(t != a for t, a in zip(rec["token"], rec["alternative"]))
+        assert all(0 <= b < 5 for b in rec["bin"])
+        for r in range(len(rec["sample"])):
+            assert rec["replaced_text"][r].startswith(rec["prefix"][r] + rec["alternative"][r])
+        # the stored summary is the aggregation of the stored records
+        again = replacement_effects(rec["sample"], rec["bin"], np.array(rec["original"], float),
+                                    rec["replaced"], rec["control"], smp["log_ppl"], 5)
+        res = doc["results"][m]
+        assert res["by_position"] == again["by_position"]
+        assert res["by_tertile"] == again["by_tertile"]
+        assert res["accuracy"] == pytest.approx(np.mean(smp["correct"]))
+    assert (replace_run / "token_replacement.png").stat().st_size > 10_000
+
+
+def test_token_replacement_resumes_and_refuses_other_options(replace_run):
+    from rlvr_boundary.cli import main
+
+    f = replace_run / "replacement" / "base.parquet"
+    stamp = f.stat().st_mtime_ns
+    _run(replace_run, "token-replacement")
+    assert f.stat().st_mtime_ns == stamp
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "distillation",
+                 "--out", str(replace_run)]) == 2
