@@ -42,6 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--k", type=int, metavar="K", default=R.k,
                     help="audit budget K for coverage and support (default: the smallest n)")
     add_stat_flags(st)
+    from rlvr_boundary.commands._structure import add_arguments
+
+    # Further runs of a model are inputs labelled NAME#runJ (e.g. --label FILE=ckpt#run2).
+    add_arguments(st, runs=False)
     st.add_argument("--zeta", type=float, default=R.zeta,
                     help=f"support miss probability (default {R.zeta})")
     st.add_argument("--top", type=int, default=R.top,
