@@ -78,29 +78,16 @@ def _rates(text: str) -> tuple[float, float]:
 
 def print_extras(res: dict, console) -> None:
     """Console lines for clusters, runs, verifier error and extrapolation, when asked for."""
-    from rlvr_boundary.report.words import ranges as format_ranges
+    from rlvr_boundary.report import words as W
 
-    band = res.get("band") or {}
-    if band.get("n_clusters") or any(v > 1 for v in (band.get("n_runs") or {}).values()):
-        crit = band["critical_values"]
-        console.print(f"Band drawn over {band['unit']} ({band['n_clusters'] or res['n_prompts']} "
-                      f"units; runs: base {band['n_runs']['base']}, trained "
-                      f"{band['n_runs']['rl']}); critical values {min(crit):.2f} to "
-                      f"{max(crit):.2f} after the small-sample t correction.")
-    ve = res.get("verifier_error")
-    if ve:
-        console.print(f"Under verifier error (false positives {ve['fp']:g}, false negatives "
-                      f"{ve['fn']:g}): supported gain at k = {format_ranges(ve['gain_budgets'])}, "
-                      f"supported loss at k = {format_ranges(ve['loss_budgets'])}; the verdicts "
-                      + ("survive." if ve["verdicts_survive"] else "do not all survive."))
-    ex = res.get("extrapolation")
-    if ex:
-        j = len(ex["ks"]) - 1
-        k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
-        console.print(f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = "
-                      f"{ex['ks'][j]}: D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} "
-                      f"to {ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
-                      f"D = {ex['power_law']['diff'][j]:+.4f}.")
+    lines = [W.band_unit_sentence(res)]
+    if res.get("verifier_error"):
+        lines.append(W.verifier_error_sentence(res["verifier_error"]))
+    if res.get("extrapolation"):
+        lines.append(W.extrapolation_sentence(res["extrapolation"]))
+    for line in lines:
+        if line:
+            console.print(line)
 
 
 def _positive(text: str) -> int:

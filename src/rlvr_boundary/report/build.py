@@ -170,6 +170,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["learning"] = F.learning_landed
     if not audit["comparisons"]:
         draw.pop("difference")
+    if any(r.get("extrapolation") for r in audit["comparisons"].values()):
+        draw["extrapolation"] = F.extrapolation
     svgs, files = {}, []
     for name, fn in draw.items():
         fig = fn(audit)
