@@ -175,3 +175,17 @@ def test_optional_sections_absent_without_the_flags(tmp_path):
         assert f'<section id="{sid}">' not in page
     assert "sampling_unit" not in json.loads(out.with_suffix(".json").read_text())[
         "comparisons"]["rl"]
+
+
+def test_a_run_with_fewer_samples_is_refused(tmp_path, capsys):
+    rng = np.random.default_rng(6)
+    files = {name: tmp_path / f"{name}.jsonl" for name in ("b", "r1", "r2")}
+    for (name, f), n in zip(files.items(), (8, 8, 4)):
+        _counts(f, rng.integers(0, n + 1, 20), n)
+    out = tmp_path / "x.html"
+    capsys.readouterr()
+    assert main(["report", *map(str, files.values()), "--label", f"{files['b']}=base",
+                 "--label", f"{files['r1']}=ckpt", "--label", f"{files['r2']}=ckpt#run2",
+                 "--bootstrap", "50", "--no-figures", "--out", str(out)]) == 2
+    assert "the run 'ckpt#run2' has fewer samples" in " ".join(capsys.readouterr().err.split())
+    assert not out.exists() and not out.with_suffix(".json").exists()

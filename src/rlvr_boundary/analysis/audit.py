@@ -145,6 +145,13 @@ def _comparison(full: Aligned, base: str, m: str, opts: ReportOptions, curves: d
                 runs: dict) -> dict:
     """One checkpoint against the base, and how its verdicts move with clusters or runs."""
     r = {"base": runs.get(base, []), "rl": runs.get(m, [])}
+    first_n = min(int(full.n[full.models.index(x)].min()) for x in (base, m))
+    for label in (*r["base"], *r["rl"]):
+        if int(full.n[full.models.index(label)].min()) < first_n:
+            raise InputError(f"the run '{label}' has fewer samples on some prompt "
+                             f"({int(full.n[full.models.index(label)].min())}) than the "
+                             f"comparison's budgets need ({first_n}); runs of a model need at "
+                             "least as many samples per prompt as its first run", field="label")
     res = compare_aligned(full, base, m, opts.compare, curves=curves, groups=groups, runs=r)
     if res.get("band") is not None and (groups is not None or r["base"] or r["rl"]):
         ks = np.asarray(res["ks"])
