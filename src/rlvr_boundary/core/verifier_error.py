@@ -167,9 +167,13 @@ def _boot_pass_at_k(n, c, fit: dict, idx: list, fp: float, fn: float, ks) -> np.
     mult = np.stack([np.bincount(inv[i], minlength=U) for i in idx]).astype(float)  # (B, U)
     ll = _log_binom(pairs[:, 0], pairs[:, 1], fit["observed_grid"])  # (U, L)
     m = ll.max(axis=1, keepdims=True)  # (U, 1)
-    lik = np.exp(ll - m)  # (U, L)
-    W = _npmle_batch(lik, mult, mult @ m[:, 0], fit["weights"])  # (B, L)
-    q = 1.0 - fit["grid"]  # (L,)
+    # Grid points the full fit gave weight exactly 0 start every refit at 1e-300 (as in
+    # fit_npmle) and EM only rescales them: they add nothing to a float64 sum, so they
+    # are left out of the products (often half the grid).
+    keep = fit["weights"] > 0  # (L,)
+    lik = np.exp(ll - m)[:, keep]  # (U, L')
+    W = _npmle_batch(lik, mult, mult @ m[:, 0], fit["weights"][keep])  # (B, L')
+    q = 1.0 - fit["grid"][keep]  # (L',)
     ks = np.asarray(ks, float)
     with np.errstate(divide="ignore"):
         terms = np.exp(np.multiply.outer(ks, np.log(q)))  # (K, L)
