@@ -168,8 +168,9 @@ def _boot_pass_at_k(n, c, fit: dict, idx: list, fp: float, fn: float, ks) -> np.
     ll = _log_binom(pairs[:, 0], pairs[:, 1], fit["observed_grid"])  # (U, L)
     m = ll.max(axis=1, keepdims=True)  # (U, 1)
     # Grid points the full fit gave weight exactly 0 start every refit at 1e-300 (as in
-    # fit_npmle) and EM only rescales them: they add nothing to a float64 sum, so they
-    # are left out of the products (often half the grid).
+    # fit_npmle), where EM only rescales them: next to the other weights they vanish in a
+    # float64 sum, so they are left out of the products (often half the grid). A test
+    # checks the band against the one-refit-at-a-time loop, which keeps them.
     keep = fit["weights"] > 0  # (L,)
     lik = np.exp(ll - m)[:, keep]  # (U, L')
     W = _npmle_batch(lik, mult, mult @ m[:, 0], fit["weights"][keep])  # (B, L')
