@@ -134,7 +134,7 @@ def test_runs_by_label_average_the_curves(tmp_path):
     assert main(["report", str(files["b"]), str(files["r1"]), str(files["r2"]),
                  "--label", f"{files['b']}=base", "--label", f"{files['r1']}=ckpt",
                  "--label", f"{files['r2']}=ckpt#run2", "--bootstrap", "200", "--no-figures",
-                 "--out", str(out)]) == 0
+                 "--verifier-error", "0.01,0.01", "--out", str(out)]) == 0
     data = json.loads(out.with_suffix(".json").read_text())
     assert data["models"] == ["base", "ckpt"] and data["checkpoints"] == ["ckpt"]
     assert data["runs"] == {"ckpt": ["ckpt#run2"]}
@@ -150,8 +150,9 @@ def test_runs_by_label_average_the_curves(tmp_path):
     page = out.read_text()
     text = _text(_section(page, "sampling"))
     assert "runs per model: base 1, checkpoint 2" in text
-    for sid, _ in OPTIONAL_SECTIONS[1][1:]:  # verifier error and extrapolation: not asked for
-        assert f'<section id="{sid}">' not in page and f'href="#{sid}"' not in page
+    # The verifier-error block is fitted to the first runs, and says so.
+    assert W.FIRST_RUN_ONLY in _text(_section(page, "verifier"))
+    assert '<section id="extrapolation">' not in page and 'href="#extrapolation"' not in page
 
 
 def test_split_runs_and_its_errors():

@@ -271,8 +271,10 @@ def _verifier(a: dict) -> str | None:
                  f"{W.pts(ve['lower'][ks.index(k)])} to {W.pts(ve['upper'][ks.index(k)])}"]
                 for k in _pow2_rows(ks)]
         lost = W.verifier_error_lost(ve, r)
+        first = W.first_run_note(r)
         out.append(f"<h3>{esc(m)}</h3><p>{esc(W.verifier_error_sentence(ve))}</p>"
                    + (f"<p>{esc(lost)}</p>" if lost else "")
+                   + (f'<p class="note">{esc(first)}</p>' if first else "")
                    + _table(["k", "D(k) as graded (points)", "band (points)",
                              "D(k) of true rates (points)", "band under verifier error (points)"],
                             rows))
@@ -315,7 +317,9 @@ def _extrapolation(a: dict, svgs: dict) -> str | None:
                 for k in show]
         out.append(f"<h3>{esc(m)}</h3><p>{esc(W.extrapolation_sentence(ex))} "
                    f"{esc(W.extrapolation_k_star_sentence(ex))}</p>"
-                   f'<p class="note">{esc(ex["note"][:1].upper() + ex["note"][1:])}.</p>'
+                   f'<p class="note">{esc(ex["note"][:1].upper() + ex["note"][1:])}.'
+                   + (f" {esc(W.first_run_note(a['comparisons'][m]))}"
+                      if W.first_run_note(a["comparisons"][m]) else "") + "</p>"
                    + _table(["k", f"pass@k {a['base']}, predicted (band)",
                              f"pass@k {m}, predicted (band)", "D(k), predicted (band)",
                              "power law: base", "power law: checkpoint", "power law: D(k)"],

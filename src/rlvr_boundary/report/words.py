@@ -339,6 +339,17 @@ def verifier_error_lost(ve: dict, res: dict) -> str | None:
     return f"Lost under verifier error: {' and '.join(parts)}." if parts else None
 
 
+#: Said where a model-based block uses only the first run of models that have several.
+FIRST_RUN_ONLY = ("With several runs per model this block is fitted to the first run of each "
+                  "model only; the band above covers the runs, this one does not.")
+
+
+def first_run_note(res: dict) -> str | None:
+    """:data:`FIRST_RUN_ONLY` when the comparison averaged several runs, else None."""
+    runs = (res.get("band") or {}).get("n_runs") or {}
+    return FIRST_RUN_ONLY if any(v > 1 for v in runs.values()) else None
+
+
 def extrapolation_sentence(ex: dict) -> str:
     """The model-based prediction at the largest budget, beside the power law's."""
     j = len(ex["ks"]) - 1
