@@ -15,6 +15,7 @@ from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.report import words as W
 from rlvr_boundary.report.html import OPTIONAL_SECTIONS
+from tests.report.test_browser import _check_figures, _open, browser  # noqa: F401 (fixture)
 
 
 def _text(page: str) -> str:
@@ -190,3 +191,17 @@ def test_a_run_with_fewer_samples_is_refused(tmp_path, capsys):
                  "--bootstrap", "50", "--no-figures", "--out", str(out)]) == 2
     assert "the run 'ckpt#run2' has fewer samples" in " ".join(capsys.readouterr().err.split())
     assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+@pytest.mark.browser
+def test_statistics_sections_in_chromium(browser, example):
+    page, ev = _open(browser, example["out"])
+    for sid, title in OPTIONAL_SECTIONS[1]:
+        assert page.locator(f"section#{sid} h2").inner_text() == title
+        assert page.locator(f'nav a[href="#{sid}"]').count() == 1
+    text = page.locator("section#extrapolation").inner_text()
+    assert "Model-based prediction, not a measurement" in text
+    assert not ev["requests"] and not ev["dialogs"] and not ev["errors"]
+    assert not [c for c in ev["console"] if c[0] in ("error", "warning")]
+    _check_figures(page)  # the extrapolation figure fills the column like the others
+    page.close()
