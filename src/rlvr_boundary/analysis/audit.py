@@ -28,6 +28,7 @@ import numpy as np
 from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.analysis.options import ReportOptions, check_cells
 from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
+from rlvr_boundary.analysis.structure import run_curves, sampling_unit_block, split_runs
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
 from rlvr_boundary.core import support as sp
@@ -61,7 +62,8 @@ def choose_base(models: list[str], requested: str | None) -> str:
 
 
 def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
-                answers: dict | None = None, samples: dict | None = None) -> dict:
+                answers: dict | None = None, samples: dict | None = None,
+                groups=None) -> dict:
     """Compute the whole audit.
 
     Parameters
@@ -82,13 +84,26 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
         ``quality_sampling``, ``tokens`` (dicts per model) and ``texts``
         (``{(model, prompt_id): {"correct": [...], "incorrect": [...]}}``). Only the
         texts of problems the audit lists are kept, as ``samples_shown``.
+    groups
+        ``(P,)`` cluster labels of the prompts (``--cluster-by``), or None: each
+        comparison's band and bootstrap then draw per cluster.
+
+    Models labelled ``NAME#runJ`` are further runs of ``NAME``
+    (:func:`rlvr_boundary.analysis.structure.split_runs`): they enter only the
+    comparisons, whose curves and band average over the runs; every other
+    section describes each model's first run.
 
     Returns
     -------
     dict
         JSON-ready audit payload.
     """
-    models = list(aligned.models)
+    full = aligned
+    models, runs = split_runs(list(aligned.models))
+    if runs:
+        rows = [aligned.models.index(m) for m in models]
+        aligned = Aligned(models, aligned.prompt_ids, aligned.n[rows], aligned.c[rows],
+                          dict(aligned.dropped))
     others = [m for m in models if m != base]
     n, c = aligned.n, aligned.c  # (M, P)
     P = n.shape[1]
@@ -109,8 +124,9 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
         "dropped": aligned.dropped,
     }
     # The base's per-prompt curves are computed once, above, for every checkpoint.
-    out["comparisons"] = {m: compare_aligned(aligned, base, m, opts.compare, curves=curves)
+    out["comparisons"] = {m: _comparison(full, base, m, opts, curves, groups, runs)
                           for m in others}
+    out["runs"] = runs
     out["coverage"] = _coverage(aligned, base, others, K, opts)
     out["support"] = _support(aligned, base, others, K, opts, answers)
     out["diversity"] = _diversity(models, answers, n_min, opts)
@@ -123,6 +139,31 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
     out["tokens"] = samples.get("tokens")
     out["samples_shown"] = samples_shown(out, samples.get("texts") or {})
     return out
+
+
+def _comparison(full: Aligned, base: str, m: str, opts: ReportOptions, curves: dict, groups,
+                runs: dict) -> dict:
+    """One checkpoint against the base, and how its verdicts move with clusters or runs."""
+    r = {"base": runs.get(base, []), "rl": runs.get(m, [])}
+    first_n = min(int(full.n[full.models.index(x)].min()) for x in (base, m))
+    for label in (*r["base"], *r["rl"]):
+        if int(full.n[full.models.index(label)].min()) < first_n:
+            raise InputError(f"the run '{label}' has fewer samples on some prompt "
+                             f"({int(full.n[full.models.index(label)].min())}) than the "
+                             f"comparison's budgets need ({first_n}); runs of a model need at "
+                             "least as many samples per prompt as its first run", field="label")
+    res = compare_aligned(full, base, m, opts.compare, curves=curves, groups=groups, runs=r)
+    if res.get("band") is not None and (groups is not None or r["base"] or r["rl"]):
+        ks = np.asarray(res["ks"])
+        per_run = [run_curves(full.n[[full.models.index(x) for x in [name, *r[key]]]],
+                              full.c[[full.models.index(x) for x in [name, *r[key]]]], ks)
+                   for key, name in (("base", base), ("rl", m))]
+        res["sampling_unit"] = sampling_unit_block(
+            *per_run, {**res["band"], **{k: res[k] for k in ("gain_budgets", "loss_budgets",
+                                                              "first_loss_set")}},
+            ks, n_multipliers=opts.compare.bootstrap, alpha=opts.compare.alpha,
+            seed=opts.compare.seed)
+    return res
 
 
 def samples_shown(audit: dict, texts: dict) -> list[dict]:

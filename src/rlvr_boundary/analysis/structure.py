@@ -18,6 +18,8 @@ influence rows; the arithmetic lives in the core.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from rlvr_boundary.core import compare as cc
@@ -25,7 +27,8 @@ from rlvr_boundary.core.verifier_error import verifier_error_band
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.errors import InputError
 
-__all__ = ["cluster_labels", "run_curves", "structured_band", "verifier_error_block",
+__all__ = ["cluster_labels", "cluster_groups", "run_curves", "sampling_unit_block", "split_runs",
+           "structured_band", "verifier_error_block",
            "PREFIX_RULE"]
 
 PREFIX_RULE = "id-prefix:"
@@ -155,3 +158,100 @@ def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int 
             "n_boot": n_boot, "model_based": True,
             "method": "NPMLE of true success rates with the verifier's error rates in the "
                       "likelihood; prompt-bootstrap sup-t band"}
+
+
+RUN_SUFFIX = re.compile(r"^(?P<name>.+)#run(?P<j>\d+)$")
+"""A model labelled ``NAME#runJ`` is a further run (training seed, sampling run) of ``NAME``."""
+
+
+def split_runs(models: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The models of a report and the further runs of each, from their labels.
+
+    Parameters
+    ----------
+    models
+        Every label read, e.g. ``["base", "ckpt", "ckpt#run2", "ckpt#run3"]``.
+
+    Returns
+    -------
+    tuple
+        The models without the run labels (``["base", "ckpt"]``, in order) and
+        ``{name: [run labels]}`` for models with further runs, sorted by run
+        number (``{"ckpt": ["ckpt#run2", "ckpt#run3"]}``).
+    """
+    main = [m for m in models if not RUN_SUFFIX.match(m)]
+    runs: dict[str, list[tuple[int, str]]] = {}
+    for m in models:
+        hit = RUN_SUFFIX.match(m)
+        if hit is None:
+            continue
+        name = hit.group("name")
+        if name not in main:
+            raise InputError(f"the model '{m}' is labelled as a further run of '{name}', but no "
+                             f"model is labelled '{name}': label its first run '{name}' (e.g. "
+                             f"--label FILE={name})", field="label")
+        runs.setdefault(name, []).append((int(hit.group("j")), m))
+    return main, {name: [m for _, m in sorted(v)] for name, v in runs.items()}
+
+
+def cluster_groups(rule: str | None, prompt_ids, counts: list):
+    """``(P,)`` cluster labels for the aligned ``prompt_ids`` from the rule, or None without one.
+
+    ``counts`` are the inputs read (objects with ``prompt_ids`` and ``extra``,
+    a dict of per-prompt fields such as ``source``); see :func:`cluster_labels`.
+    """
+    if rule is None:
+        return None
+    columns = []
+    for ct in counts:
+        pos = {str(p): i for i, p in enumerate(ct.prompt_ids)}
+        if not all(str(p) in pos for p in prompt_ids):
+            continue  # an input without every prompt cannot vouch for the labels
+        idx = np.array([pos[str(p)] for p in prompt_ids], dtype=int)
+        columns.append({k: np.asarray(v)[idx] for k, v in (ct.extra or {}).items()})
+    return cluster_labels(rule, prompt_ids, columns)
+
+
+def sampling_unit_block(curves_base, curves_rl, band: dict, ks, *, n_multipliers: int = 4000,
+                        alpha: float = 0.05, seed: int = 0) -> dict:
+    """How the verdicts move when the band is drawn over clusters or runs instead of prompts.
+
+    Parameters
+    ----------
+    curves_base, curves_rl
+        ``(R', P, K)`` and ``(R, P, K)`` per-run per-prompt pass@k.
+    band
+        The structured band of the comparison (``unit``, ``n_clusters``,
+        ``n_runs``, ``critical_values``) with its verdicts (``gain_budgets``,
+        ``loss_budgets``, ``first_loss_set``).
+    ks
+        ``(K,)`` budgets.
+
+    Returns
+    -------
+    dict
+        ``unit``, ``n_clusters``, ``n_runs``, the structured verdicts and those
+        of the band over independent prompts on the same run-averaged curves
+        (``independent``: gain and loss budgets, first-loss set, critical value);
+        ``moved_gain``/``moved_loss``: budgets supported by the independent band
+        but not by the structured one.
+    """
+    ks = np.asarray(ks)
+    d = curves_rl.mean(axis=0) - curves_base.mean(axis=0)  # (P, K)
+    ind = cc.simultaneous_band(d, n_multipliers=n_multipliers, alpha=alpha, seed=seed)
+    lower, upper = np.array(ind["lower"], float), np.array(ind["upper"], float)
+    degenerate = np.ptp(d, axis=0) <= 1e-12  # (K,): as in the comparison, a point, no band
+    mean = d.mean(axis=0)
+    lower[degenerate] = upper[degenerate] = mean[degenerate]
+    cls = cc.classify_budgets(ks, lower, upper)
+    gain, loss = band["gain_budgets"], band["loss_budgets"]
+    return {"unit": band["unit"], "n_clusters": band["n_clusters"], "n_runs": band["n_runs"],
+            "critical_value": band["critical_value"],
+            "critical_values": [min(band["critical_values"]), max(band["critical_values"])],
+            "gain_budgets": list(gain), "loss_budgets": list(loss),
+            "first_loss_set": band["first_loss_set"],
+            "independent": {"critical_value": ind["critical_value"],
+                            "gain_budgets": cls["gain"], "loss_budgets": cls["loss"],
+                            "first_loss_set": cls["first_loss_set"]},
+            "moved_gain": [k for k in cls["gain"] if k not in set(gain)],
+            "moved_loss": [k for k in cls["loss"] if k not in set(loss)]}

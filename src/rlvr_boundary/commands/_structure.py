@@ -5,18 +5,32 @@ from __future__ import annotations
 import argparse
 
 
-def add_arguments(group: argparse._ArgumentGroup) -> None:
-    """Add ``--cluster-by``, ``--rl-run``, ``--base-run`` and ``--extrapolate`` to a group."""
+def add_arguments(group: argparse._ArgumentGroup, *, runs: bool = True) -> None:
+    """Add ``--cluster-by``, ``--verifier-error``, ``--extrapolate`` (and ``--extrapolate-method``).
+
+    With ``runs``, also ``--rl-run`` and ``--base-run`` (``compare``); a report
+    takes further runs as models labelled ``NAME#runJ`` instead.
+    """
     group.add_argument("--cluster-by", dest="cluster_by", metavar="FIELD",
                        help="prompts that share FIELD (e.g. source) form a cluster; the band and "
                             "bootstrap then resample clusters. 'id-prefix:SEP' clusters by the id "
                             "up to its last SEP")
+    if runs:
+        add_run_arguments(group)
+    _add_model_arguments(group)
+
+
+def add_run_arguments(group: argparse._ArgumentGroup) -> None:
+    """``--rl-run`` and ``--base-run``: further runs of the two models of ``compare``."""
     group.add_argument("--rl-run", dest="rl_runs", action="append", metavar="FILE", default=[],
                        help="another run of the trained model on the same prompts (training seed "
                             "or sampling run); repeat for more. Curves are averaged over runs and "
                             "the band covers run-to-run variance")
     group.add_argument("--base-run", dest="base_runs", action="append", metavar="FILE", default=[],
                        help="another run of the base model; repeat for more")
+
+
+def _add_model_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--extrapolate", type=_positive, metavar="K",
                        help="also predict pass@k and D(k) up to budget K beyond the samples "
                             "drawn (a model-based prediction from fitted success-rate "
@@ -47,18 +61,9 @@ def load_runs(args: argparse.Namespace, base, rl) -> tuple[list, dict]:
 
 def cluster_groups(rule: str | None, aligned, counts: list):
     """``(P,)`` cluster labels for ``aligned`` from the rule, or None without one."""
-    if rule is None:
-        return None
-    import numpy as np
+    from rlvr_boundary.analysis.structure import cluster_groups as groups_of
 
-    from rlvr_boundary.analysis.structure import cluster_labels
-
-    columns = []
-    for ct in counts:
-        pos = {str(p): i for i, p in enumerate(ct.prompt_ids)}
-        idx = np.array([pos[str(p)] for p in aligned.prompt_ids])
-        columns.append({k: v[idx] for k, v in ct.extra.items()})
-    return cluster_labels(rule, aligned.prompt_ids, columns)
+    return groups_of(rule, aligned.prompt_ids, counts)
 
 
 def _rates(text: str) -> tuple[float, float]:
@@ -73,29 +78,16 @@ def _rates(text: str) -> tuple[float, float]:
 
 def print_extras(res: dict, console) -> None:
     """Console lines for clusters, runs, verifier error and extrapolation, when asked for."""
-    from rlvr_boundary.report.words import ranges as format_ranges
+    from rlvr_boundary.report import words as W
 
-    band = res.get("band") or {}
-    if band.get("n_clusters") or any(v > 1 for v in (band.get("n_runs") or {}).values()):
-        crit = band["critical_values"]
-        console.print(f"Band drawn over {band['unit']} ({band['n_clusters'] or res['n_prompts']} "
-                      f"units; runs: base {band['n_runs']['base']}, trained "
-                      f"{band['n_runs']['rl']}); critical values {min(crit):.2f} to "
-                      f"{max(crit):.2f} after the small-sample t correction.")
-    ve = res.get("verifier_error")
-    if ve:
-        console.print(f"Under verifier error (false positives {ve['fp']:g}, false negatives "
-                      f"{ve['fn']:g}): supported gain at k = {format_ranges(ve['gain_budgets'])}, "
-                      f"supported loss at k = {format_ranges(ve['loss_budgets'])}; the verdicts "
-                      + ("survive." if ve["verdicts_survive"] else "do not all survive."))
-    ex = res.get("extrapolation")
-    if ex:
-        j = len(ex["ks"]) - 1
-        k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
-        console.print(f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = "
-                      f"{ex['ks'][j]}: D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} "
-                      f"to {ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
-                      f"D = {ex['power_law']['diff'][j]:+.4f}.")
+    lines = [W.band_unit_sentence(res)]
+    if res.get("verifier_error"):
+        lines.append(W.verifier_error_sentence(res["verifier_error"]))
+    if res.get("extrapolation"):
+        lines.append(W.extrapolation_sentence(res["extrapolation"]))
+    for line in lines:
+        if line:
+            console.print(line)
 
 
 def _positive(text: str) -> int:

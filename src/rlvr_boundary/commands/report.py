@@ -21,7 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="audit a base model and its checkpoints: one self-contained HTML page + JSON + figures",
         description="Reads rollout tables or per-prompt counts of a base model and any number of "
                     "checkpoints (files may hold several models) and writes an offline HTML report, "
-                    "a JSON file with every number shown, and the figures as PNG and PDF.")
+                    "a JSON file with every number shown, and the figures as PNG and PDF. A model "
+                    "labelled NAME#runJ (e.g. --label FILE=ckpt#run2) is a further run "
+                    "(training seed or sampling run) of the model labelled NAME: its "
+                    "comparison averages over the runs and its band covers run-to-run "
+                    "variance.")
     io = p.add_argument_group("inputs")
     io.add_argument("inputs", nargs="*", metavar="ROLLOUTS",
                     help="rollout tables or count files (Parquet, JSONL, CSV, shard dirs, adapters)")
@@ -42,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--k", type=int, metavar="K", default=R.k,
                     help="audit budget K for coverage and support (default: the smallest n)")
     add_stat_flags(st)
+    from rlvr_boundary.commands._structure import add_arguments
+
+    # Further runs of a model are inputs labelled NAME#runJ (e.g. --label FILE=ckpt#run2).
+    add_arguments(st, runs=False)
     st.add_argument("--zeta", type=float, default=R.zeta,
                     help=f"support miss probability (default {R.zeta})")
     st.add_argument("--top", type=int, default=R.top,

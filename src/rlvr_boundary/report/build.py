@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rlvr_boundary.analysis.audit import build_audit, choose_base, samples_shown, shown_pairs
 from rlvr_boundary.analysis.options import ReportOptions
+from rlvr_boundary.analysis.structure import cluster_groups, split_runs
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open
 from rlvr_boundary.io.counts import align
@@ -113,15 +114,17 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
     note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
     if note and warn is not None:
         warn(note)
-    models = list(aligned.models)
+    models, _ = split_runs(list(aligned.models))  # NAME#runJ: further runs of NAME
     base = choose_base(models, opts.base)
+    groups = cluster_groups(c.cluster_by, aligned.prompt_ids, inputs.counts)
     facts = inputs.facts
     samples = answers = None
     if facts is not None:
         samples = {"quality": facts.quality(models), "quality_sampling": facts.quality_sampling(),
                    "tokens": facts.tokens(models), "texts": facts.texts}
         answers = facts.answer_classes(models, aligned.prompt_ids.tolist())
-    audit = build_audit(aligned, opts, base=base, answers=answers, samples=samples)
+    audit = build_audit(aligned, opts, base=base, answers=answers, samples=samples,
+                        groups=groups)
     if facts is not None and not facts.texts_complete and inputs.rollout_paths:
         # Too many (model, prompt) pairs to keep every text in one pass: fetch the few shown.
         audit["samples_shown"] = samples_shown(
@@ -167,6 +170,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["learning"] = F.learning_landed
     if not audit["comparisons"]:
         draw.pop("difference")
+    if any(r.get("extrapolation") for r in audit["comparisons"].values()):
+        draw["extrapolation"] = F.extrapolation
     svgs, files = {}, []
     for name, fn in draw.items():
         fig = fn(audit)

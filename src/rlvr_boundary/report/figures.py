@@ -320,6 +320,56 @@ def learning_landed(audit: dict):
     return fig
 
 
+def extrapolation(audit: dict):
+    """Model-based pass@k and D(k) beyond the samples drawn, with the power-law prediction.
+
+    One row per checkpoint with an ``extrapolation`` block: left, the predicted
+    pass@k of both models with their bootstrap bands and the measured curves
+    up to n; right, the predicted D(k) with its band and the power law's. A
+    dotted line marks n, where measurement ends and prediction begins.
+    """
+    rows = [(m, r["extrapolation"]) for m, r in audit["comparisons"].items()
+            if r.get("extrapolation")]
+    plt = pyplot()
+    fig, axes = plt.subplots(len(rows), 2, figsize=(COLUMN_IN, 0.6 + 3.0 * len(rows)),
+                             squeeze=False)
+    col = colors(audit["models"], audit["base"])
+    base = audit["base"]
+    for (m, ex), (ax, axd) in zip(rows, axes):
+        ks = np.asarray(ex["ks"], float)
+        res = audit["comparisons"][m]
+        obs = np.asarray(res["ks"], float)
+        for name, key, c in ((base, "base", col[base]), (m, "rl", col[m])):
+            ax.fill_between(ks, ex[f"pass_{key}_lower"], ex[f"pass_{key}_upper"], color=c,
+                            alpha=0.18, lw=0)
+            ax.plot(ks, ex[f"pass_{key}"], color=c, lw=1.6, label=f"{name}, predicted")
+            ax.plot(ks, ex["power_law"][f"pass_{key}"], color=c, lw=1.0, ls="--",
+                    label=f"{name}, power law")
+            ax.plot(obs, res["pass_at_k"][name], color=c, lw=0, marker=".", ms=3,
+                    label=f"{name}, measured")
+        axd.fill_between(ks, ex["diff_lower"], ex["diff_upper"], color=col[m], alpha=0.2, lw=0,
+                         label="bootstrap band of the prediction")
+        axd.plot(ks, ex["diff"], color=col[m], lw=1.6, label="D(k), predicted")
+        axd.plot(ks, ex["power_law"]["diff"], color="black", lw=1.0, ls="--",
+                 label="D(k), power law")
+        axd.plot(obs, res["diff"], color=col[m], lw=0, marker=".", ms=3, label="D(k), measured")
+        axd.axhline(0, color="black", lw=0.8)
+        for a in (ax, axd):
+            a.axvline(ex["observed_up_to"], color="black", lw=0.8, ls=":")
+            _log2_axis(a, [int(k) for k in ks])
+            a.grid(alpha=0.25)
+        ax.set_ylabel("pass@k")
+        axd.set_ylabel("D(k)")
+        ax.set_title(f"{m}: pass@k", loc="left", fontsize=9)
+        axd.set_title(f"{m}: D(k)", loc="left", fontsize=9)
+        ax.legend(frameon=False, fontsize=7, loc="lower right")
+        axd.legend(frameon=False, fontsize=7, loc="lower left")
+    fig.suptitle(f"Model-based prediction beyond the samples drawn (dotted line: n), "
+                 f"against {base}")
+    fig.tight_layout()
+    return fig
+
+
 def to_svg(fig) -> str:
     """The figure as an inline ``<svg>`` element (no XML prolog, no external refs).
 

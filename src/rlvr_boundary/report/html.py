@@ -31,6 +31,21 @@ SECTIONS = [
     ("provenance", "Provenance"),
 ]
 
+#: Sections shown only when asked for (--cluster-by or runs, --verifier-error,
+#: --extrapolate), placed after the section named first.
+OPTIONAL_SECTIONS = ("difference", [
+    ("sampling", "Clusters and runs"),
+    ("verifier", "Verifier error"),
+    ("extrapolation", "Beyond the samples drawn: a model-based prediction"),
+])
+
+
+def _section_order() -> list[tuple[str, str]]:
+    after, extra = OPTIONAL_SECTIONS
+    i = [sid for sid, _ in SECTIONS].index(after) + 1
+    return SECTIONS[:i] + extra + SECTIONS[i:]
+
+
 CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}
@@ -103,12 +118,13 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
                  f"against the base <b>{esc(audit['base'])}</b> on "
                  f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
                  f"{esc(schema_version)}.</p>")
-    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
-                 + "</nav>")
     body = {
         "summary": _summary(audit),
         "passk": _passk(audit, svgs),
         "difference": _difference(audit, svgs),
+        "sampling": _sampling(audit),
+        "verifier": _verifier(audit),
+        "extrapolation": _extrapolation(audit, svgs),
         "advisor": _advisor(audit),
         "coverage": _coverage(audit, svgs),
         "support": _support(audit),
@@ -121,7 +137,11 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "lucky": _lucky(audit, texts),
         "provenance": _provenance(provenance, options, figure_files),
     }
-    for sid, title in SECTIONS:
+    # A section whose body is None was not asked for (--cluster-by, --extrapolate, ...).
+    shown = [(sid, title) for sid, title in _section_order() if body[sid] is not None]
+    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in shown)
+                 + "</nav>")
+    for sid, title in shown:
         parts.append(f'<section id="{sid}"><h2>{esc(title)}</h2>{body[sid]}</section>')
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -196,6 +216,114 @@ def _difference(a: dict, svgs: dict) -> str:
         if r.get("band"):
             out.append(f"<p class=\"note\">{esc(m)}: {esc(r['band']['method'])}. "
                        f"{esc(W.crossings_sentence(r))}</p>")
+    return "".join(out)
+
+
+def _sampling(a: dict) -> str | None:
+    """Per checkpoint: the band's sampling unit and how the verdicts move (None: not asked)."""
+    blocks = {m: r["sampling_unit"] for m, r in a["comparisons"].items() if r.get("sampling_unit")}
+    if not blocks:
+        return None
+    out = []
+    for m, su in blocks.items():
+        ind = su["independent"]
+
+        def fl(v):
+            return "–" if not v else f"{v[0]}–{v[1] if v[1] is not None else 'beyond the grid'}"
+
+        rows = [["independent prompts", f"{a['n_prompts']}", f"{ind['critical_value']:.2f}",
+                 esc(_ranges(ind["gain_budgets"])), esc(_ranges(ind["loss_budgets"])),
+                 fl(ind["first_loss_set"])],
+                [esc(su["unit"]), str(su["n_clusters"] or a["n_prompts"]),
+                 " to ".join(dict.fromkeys(f"{v:.2f}" for v in su["critical_values"])),
+                 esc(_ranges(su["gain_budgets"])), esc(_ranges(su["loss_budgets"])),
+                 fl(su["first_loss_set"])]]
+        out.append(f"<h3>{esc(m)}</h3>"
+                   + "".join(f"<p>{esc(t)}</p>" for t in W.sampling_unit_sentences(
+                       su, a["n_prompts"]))
+                   + _table(["band drawn over", "units", "critical value", "supported gain k",
+                             "supported loss k", "first-loss set"], rows))
+    return "".join(out)
+
+
+def _pow2_rows(ks: list) -> list[int]:
+    return sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0]})
+
+
+def _verifier(a: dict) -> str | None:
+    """Per checkpoint: the band under the verifier's error rates (None: not asked)."""
+    blocks = {m: r for m, r in a["comparisons"].items() if r.get("verifier_error")}
+    if not blocks:
+        return None
+    out = ["<p>A verifier that grades a wrong answer correct with probability FP and a correct "
+           "one wrong with probability FN turns a true success rate p into FP + p (1 − FP − FN). "
+           "The band below is drawn for the true rates: a model-based estimate (the "
+           "nonparametric maximum-likelihood distribution of true rates, with these error "
+           "rates in the likelihood) with a prompt-bootstrap simultaneous band. It assumes the "
+           "verifier errs independently across samples.</p>"]
+    for m, r in blocks.items():
+        ve = r["verifier_error"]
+        ks = list(r["ks"])
+        rows = [[str(k), W.pts(r["diff"][ks.index(k)]),
+                 f"{W.pts(r['band']['lower'][ks.index(k)])} to "
+                 f"{W.pts(r['band']['upper'][ks.index(k)])}",
+                 W.pts(ve["diff"][ks.index(k)]),
+                 f"{W.pts(ve['lower'][ks.index(k)])} to {W.pts(ve['upper'][ks.index(k)])}"]
+                for k in _pow2_rows(ks)]
+        lost = W.verifier_error_lost(ve, r)
+        first = W.first_run_note(r)
+        out.append(f"<h3>{esc(m)}</h3><p>{esc(W.verifier_error_sentence(ve))}</p>"
+                   + (f"<p>{esc(lost)}</p>" if lost else "")
+                   + (f'<p class="note">{esc(first)}</p>' if first else "")
+                   + _table(["k", "D(k) as graded (points)", "band (points)",
+                             "D(k) of true rates (points)", "band under verifier error (points)"],
+                            rows))
+    return "".join(out)
+
+
+def _extrapolation(a: dict, svgs: dict) -> str | None:
+    """Per checkpoint: predicted pass@k and D(k) up to K beside the power law (None: not asked)."""
+    blocks = {m: r["extrapolation"] for m, r in a["comparisons"].items()
+              if r.get("extrapolation")}
+    if not blocks:
+        return None
+    out = ['<p class="missing">Model-based prediction, not a measurement: beyond the n samples '
+           "drawn per problem, pass@k comes from a distribution of per-problem success rates "
+           "fitted to the counts, and the band covers the sampling of problems under that "
+           "model, not the choice of model. The power-law column fits −log pass@k = A k^(−b) "
+           "to the measured curve, after Schaeffer et al., 'How Do Large Language Monkeys Get "
+           "Their Power (Laws)?' (arXiv 2502.17578); where the two disagree, the prediction "
+           "depends on the model.</p>",
+           _figure(svgs, "extrapolation", "Predicted pass@k and D(k) with bootstrap bands "
+                   "(solid), the power law (dashed) and the measured values (dots); the dotted "
+                   "line marks n.")]
+    for m, ex in blocks.items():
+        ks = [int(k) for k in ex["ks"]]
+        n_obs = ex["observed_up_to"]
+        # The grid is log-spaced beyond n: the budget nearest each power of two up to K.
+        powers = [2 ** i for i in range(int(n_obs).bit_length(), int(ks[-1]).bit_length())]
+        show = sorted({n_obs, ks[-1], *[min(ks, key=lambda k: abs(k - p)) for p in powers]})
+        pl = ex["power_law"]
+
+        def cell(key, j, signed=False):
+            fmt = "+.4f" if signed else ".4f"
+            return (f"{format(ex[key][j], fmt)} ({format(ex[key + '_lower'][j], fmt)} to "
+                    f"{format(ex[key + '_upper'][j], fmt)})" if key + "_lower" in ex
+                    else format(ex[key][j], fmt))
+
+        rows = [[str(k), cell("pass_base", ks.index(k)), cell("pass_rl", ks.index(k)),
+                 cell("diff", ks.index(k), True), _f(pl["pass_base"][ks.index(k)]),
+                 _f(pl["pass_rl"][ks.index(k)]), f"{pl['diff'][ks.index(k)]:+.4f}"]
+                for k in show]
+        out.append(f"<h3>{esc(m)}</h3><p>{esc(W.extrapolation_sentence(ex))} "
+                   f"{esc(W.extrapolation_k_star_sentence(ex))}</p>"
+                   f'<p class="note">{esc(ex["note"][:1].upper() + ex["note"][1:])}.'
+                   + (f" {esc(W.first_run_note(a['comparisons'][m]))}"
+                      if W.first_run_note(a["comparisons"][m]) else "") + "</p>"
+                   + _table(["k", f"pass@k {a['base']}, predicted (band)",
+                             f"pass@k {m}, predicted (band)", "D(k), predicted (band)",
+                             "power law: base", "power law: checkpoint", "power law: D(k)"],
+                            rows))
     return "".join(out)
 
 

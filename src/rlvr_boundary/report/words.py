@@ -269,3 +269,104 @@ def learning_entropy_sentence(res: dict) -> str | None:
     items = ", ".join(f"{r['token']!r} {r['mean_dentropy']:+.3f}" for r in rows[:8])
     return (f"Tokens whose entropy fell most, mean ΔH at the steps that produced them, at least "
             f"{res['settings']['min_count']} occurrences: {items}.")
+
+
+def band_unit_sentence(res: dict) -> str | None:
+    """What the band's multipliers were drawn over, when not independent prompts (else None)."""
+    band = res.get("band") or {}
+    if not (band.get("n_clusters") or any(v > 1 for v in (band.get("n_runs") or {}).values())):
+        return None
+    crit = band["critical_values"]
+    return (f"Band drawn over {band['unit']} ({band['n_clusters'] or res['n_prompts']} "
+            f"units; runs: base {band['n_runs']['base']}, trained {band['n_runs']['rl']}); "
+            f"critical values {min(crit):.2f} to {max(crit):.2f} after the small-sample t "
+            "correction.")
+
+
+def _verdicts(gain: list, loss: list, first_loss) -> str:
+    text = (f"a gain at k = {ranges(gain)}" if gain else "no gain") + " and " + \
+        (f"a loss at k = {ranges(loss)}" if loss else "no loss")
+    if first_loss:
+        hi = "beyond the grid" if first_loss[1] is None else f"k = {first_loss[1]}"
+        text += f", the first budget where RL is truly worse lying between k = {first_loss[0]} " \
+                f"and {hi}"
+    return text
+
+
+def sampling_unit_sentences(su: dict, n_prompts: int) -> list[str]:
+    """The band's sampling unit and how the verdicts move against independent prompts."""
+    runs = su["n_runs"]
+    unit = su["unit"]
+    if su["n_clusters"]:
+        unit = f"{su['n_clusters']} clusters of the {n_prompts} prompts"
+        if runs["base"] > 1 or runs["rl"] > 1:
+            unit += " and the runs"
+    lo, hi = su["critical_values"]
+    crit = f"{lo:.2f}" if abs(hi - lo) < 5e-3 else f"{lo:.2f} to {hi:.2f}"
+    first = (f"The band's sampling unit: {unit}; runs per model: base {runs['base']}, "
+             f"checkpoint {runs['rl']}. Its multipliers are drawn per unit, and with few units "
+             f"the small-sample t correction raises the critical value to {crit}, against "
+             f"{su['independent']['critical_value']:.2f} with independent prompts.")
+    ind = su["independent"]
+    second = (f"Drawn over independent prompts the band supports "
+              f"{_verdicts(ind['gain_budgets'], ind['loss_budgets'], ind['first_loss_set'])}; "
+              f"drawn over {su['unit']} it supports "
+              f"{_verdicts(su['gain_budgets'], su['loss_budgets'], su['first_loss_set'])}.")
+    moved = []
+    if su["moved_gain"]:
+        moved.append(f"the gain at k = {ranges(su['moved_gain'])}")
+    if su["moved_loss"]:
+        moved.append(f"the loss at k = {ranges(su['moved_loss'])}")
+    third = ("No verdict changes." if not moved else
+             f"No longer supported: {' and '.join(moved)}.")
+    return [first, second, third]
+
+
+def verifier_error_sentence(ve: dict) -> str:
+    """Verdicts under the verifier's error rates, and whether the plain ones survive."""
+    return (f"Under verifier error (false positives {ve['fp']:g}, false negatives {ve['fn']:g}): "
+            f"supported gain at k = {ranges(ve['gain_budgets'])}, supported loss at "
+            f"k = {ranges(ve['loss_budgets'])}; the verdicts "
+            + ("survive." if ve["verdicts_survive"] else "do not all survive."))
+
+
+def verifier_error_lost(ve: dict, res: dict) -> str | None:
+    """Verdicts of the plain band that the band under verifier error no longer supports."""
+    gone_g = [k for k in res.get("gain_budgets") or [] if k not in set(ve["gain_survives"])]
+    gone_l = [k for k in res.get("loss_budgets") or [] if k not in set(ve["loss_survives"])]
+    parts = ([f"the gain at k = {ranges(gone_g)}"] if gone_g else []) + \
+            ([f"the loss at k = {ranges(gone_l)}"] if gone_l else [])
+    return f"Lost under verifier error: {' and '.join(parts)}." if parts else None
+
+
+#: Said where a model-based block uses only the first run of models that have several.
+FIRST_RUN_ONLY = ("With several runs per model this block is fitted to the first run of each "
+                  "model only; the band above covers the runs, this one does not.")
+
+
+def first_run_note(res: dict) -> str | None:
+    """:data:`FIRST_RUN_ONLY` when the comparison averaged several runs, else None."""
+    runs = (res.get("band") or {}).get("n_runs") or {}
+    return FIRST_RUN_ONLY if any(v > 1 for v in runs.values()) else None
+
+
+def extrapolation_sentence(ex: dict) -> str:
+    """The model-based prediction at the largest budget, beside the power law's."""
+    j = len(ex["ks"]) - 1
+    k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
+    return (f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = {ex['ks'][j]}: "
+            f"D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} to "
+            f"{ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
+            f"D = {ex['power_law']['diff'][j]:+.4f}.")
+
+
+def extrapolation_k_star_sentence(ex: dict) -> str:
+    """Where each view puts the crossing k*, with the bootstrap interval of the mixture's."""
+    def k_of(v):
+        return f"beyond k = {ex['k_max']}" if v is None else f"k = {v:.0f}"
+
+    text = f"Predicted crossing k*: {k_of(ex['k_star'])} from the fitted rates"
+    ci = ex.get("k_star_ci")
+    if ci:
+        text += f", bootstrap interval {k_of(ci[0])} to {k_of(ci[1])}"
+    return text + f"; {k_of(ex['power_law']['k_star'])} from the power law."
