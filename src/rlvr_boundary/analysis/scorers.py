@@ -370,8 +370,9 @@ def scorer_block(counts: Mapping[str, Mapping[str, tuple]], base: str, checkpoin
     dis = None
     if tallies:
         merged = merge_tallies(tallies)
-        # The tally names scorers by their column suffix, as ``counts`` does.
-        if list(merged["scorers"]) == scorers:
+        # The tally names scorers by their column suffix, as ``counts`` does (its order is
+        # the table's; the patterns are read by name, so the order does not matter).
+        if set(merged["scorers"]) == set(scorers):
             dis = disagreement_from_tally(merged, reference=reference)
     return {"scorers": scorers, "primary": primary, "reference": reference,
             "comparisons": comparisons, "disagreement": dis}

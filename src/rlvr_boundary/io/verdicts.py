@@ -67,6 +67,8 @@ class VerdictTally:
         self.columns = list(columns)
         self.counts: dict[str, dict[str, dict[str, int]]] = {}  # model -> type -> pattern -> n
         self.examples: dict[str, dict[str, dict[str, list]]] = {}
+        #: model -> scorer -> rows whose verdict differs from the ``correct`` column
+        self.off_main: dict[str, dict[str, int]] = {}
         self.rows = 0
 
     def add(self, batch: pa.Table) -> None:
@@ -82,6 +84,15 @@ class VerdictTally:
                  if "answer_type" in batch.column_names
                  else pa.array([UNTYPED] * batch.num_rows, pa.string()))
         t = pa.table({"model": batch.column("model"), "type": types, "pattern": pattern})
+        main = pc.fill_null(batch.column("correct"), False)
+        off = pa.table({"model": batch.column("model"), **{
+            c: pc.not_equal(verdict_array(batch, c), main).cast(pa.int64())
+            for c in self.columns}}).group_by("model", use_threads=False).aggregate(
+            [(c, "sum") for c in self.columns])
+        for j, m in enumerate(off.column("model").to_pylist()):
+            cell = self.off_main.setdefault(m, {})
+            for c in self.columns:
+                cell[scorer_name(c)] = cell.get(scorer_name(c), 0) + off.column(f"{c}_sum")[j].as_py()
         g = t.group_by(["model", "type", "pattern"], use_threads=False).aggregate(
             [("pattern", "count")])
         for m, ty, p, n in zip(*(g.column(x).to_pylist()
@@ -107,7 +118,8 @@ class VerdictTally:
     def of_model(self, model: str) -> dict:
         """The tally of one model, JSON-ready: ``scorers``, ``counts``, ``examples``."""
         return {"scorers": [scorer_name(c) for c in self.columns],
-                "counts": self.counts.get(model, {}), "examples": self.examples.get(model, {})}
+                "counts": self.counts.get(model, {}), "examples": self.examples.get(model, {}),
+                "off_main": self.off_main.get(model, {})}
 
 
 def use_scorer(counts: list, scorer: str) -> None:
@@ -162,12 +174,20 @@ def aligned_scorer_counts(counts: list, prompt_ids) -> dict:
 
 
 def primary_scorer(counts: list, chosen: str | None) -> str | None:
-    """Which scorer's verdicts are the main counts: ``chosen``, else the scorer whose counts
-    equal the ``correct`` column's for every model (the first if several), else None."""
+    """Which scorer's verdicts are the main counts: ``chosen``, else the first scorer whose
+    verdict equals the ``correct`` column on every completion, else None.
+
+    (Without a verdict tally, equal per-prompt counts stand in for equal verdicts.)
+    """
     if chosen is not None:
         return chosen.replace("-", "_")
     import numpy as np
 
+    if all(ct.tally is not None for ct in counts):
+        for s in counts[0].scorers:
+            if all(ct.tally["off_main"].get(s, 1) == 0 for ct in counts):
+                return s
+        return None
     for s in counts[0].scorers:
         if all(s in ct.scorers and np.array_equal(ct.scorers[s], ct.c) for ct in counts):
             return s
@@ -200,6 +220,8 @@ def scorer_result(counts: list, prompt_ids, base: str, checkpoints: list[str], k
     per = aligned_scorer_counts(mine, prompt_ids)
     if not per:
         return None
+    if primary in per:  # the main numbers' scorer first: the others are read against it
+        per = {primary: per[primary], **{s: v for s, v in per.items() if s != primary}}
     opts = ScorerOptions(ks=[int(k) for k in ks], bootstrap=options.bootstrap,
                          alpha=options.alpha, seed=options.seed)
     tallies = [ct.tally for ct in mine if ct.tally is not None]
