@@ -13,9 +13,12 @@ fewer problems more reliably. Which answers are right is known by
 construction, so each scorer's verdicts can be checked, and the pass@k
 comparison can be recomputed per scorer.
 
-Run ``python tests/verify/sensitivity_case.py OUT_DIR`` to write the rollouts
-and gold file, grade them with ``verify --backend math-verify,canonical`` and
-print the tables of docs/verifiers.md.
+Each row also carries ``truth`` and, for contrast, ``correct__exact_match``
+(a naive scorer: the extracted string equals the gold string), so ``report``
+shows three scorers. Run ``python tests/verify/sensitivity_case.py OUT_DIR
+[PROBLEMS N]`` to write the rollouts and gold file, grade them with ``verify
+--backend math-verify,canonical``, run ``report`` on the graded table and
+print the tables of docs/verifiers.md from the report's JSON.
 """
 
 from __future__ import annotations
