@@ -164,10 +164,10 @@ def check_page_matches_json(page: str, doc: dict) -> None:
 
 
 def test_compare_writes_the_scorer_block_and_prints_it(tmp_path, capsys):
-    path = _write(_rows(), tmp_path / "r.parquet")
+    path = _write(_rows(0, P=40, n=12), tmp_path / "r.parquet")
     out = tmp_path / "c.json"
     assert main(["compare", "--base", str(path), "--base-model", "base", "--rl", str(path),
-                 "--rl-model", "rl", "--bootstrap", "400", "--json", str(out),
+                 "--rl-model", "rl", "--bootstrap", "200", "--json", str(out),
                  "--out", str(tmp_path / "cmp")]) == 0
     printed = capsys.readouterr().out
     doc = json.loads(out.read_text())
@@ -197,7 +197,7 @@ def test_compare_writes_the_scorer_block_and_prints_it(tmp_path, capsys):
     # --scorer canonical: the main numbers become canonical's, and the result says so.
     out2 = tmp_path / "c2.json"
     assert main(["compare", "--base", str(path), "--base-model", "base", "--rl", str(path),
-                 "--rl-model", "rl", "--bootstrap", "400", "--json", str(out2),
+                 "--rl-model", "rl", "--bootstrap", "200", "--json", str(out2),
                  "--scorer", "canonical"]) == 0
     doc2 = json.loads(out2.read_text())
     assert doc2["scorers"]["primary"] == "canonical" and doc2["options"]["scorer"] == "canonical"
@@ -210,9 +210,10 @@ def test_compare_writes_the_scorer_block_and_prints_it(tmp_path, capsys):
 
 def test_report_page_shows_the_scorer_block_equal_to_the_json_and_redraws_byte_for_byte(
         tmp_path, capsys):
-    path = _write(_rows(2), tmp_path / "r.parquet")
+    path = _write(_rows(2, P=36, n=8), tmp_path / "r.parquet")
     out = tmp_path / "rep.html"
-    assert main(["report", str(path), "--bootstrap", "400", "--out", str(out)]) == 0
+    assert main(["report", str(path), "--bootstrap", "400", "--out", str(out),
+                 "--no-figures"]) == 0  # the page keeps its inline SVG
     printed = " ".join(capsys.readouterr().out.split())
     doc = json.loads(out.with_suffix(".json").read_text())
     page = out.read_text()
@@ -224,7 +225,7 @@ def test_report_page_shows_the_scorer_block_equal_to_the_json_and_redraws_byte_f
     again = tmp_path / "again"  # the same page name, so the figure folder's name matches
     again.mkdir()
     assert main(["report", "--from", str(out.with_suffix(".json")), "--out",
-                 str(again / "rep.html")]) == 0
+                 str(again / "rep.html"), "--no-figures"]) == 0
     assert (again / "rep.html").read_bytes() == out.read_bytes()
 
 
@@ -232,7 +233,8 @@ def test_inputs_with_one_verdict_column_have_no_scorer_block(tmp_path, capsys):
     rows = [{k: v for k, v in r.items() if k != "correct__canonical"} for r in _rows(3, P=12, n=4)]
     path = _write(rows, tmp_path / "r.parquet")
     out = tmp_path / "rep.html"
-    assert main(["report", str(path), "--bootstrap", "200", "--out", str(out)]) == 0
+    assert main(["report", str(path), "--bootstrap", "200", "--out", str(out),
+                 "--no-figures"]) == 0
     doc = json.loads(out.with_suffix(".json").read_text())
     assert "scorers" not in doc
     assert "needs rollout tables graded by several backends" in _section(out.read_text())
