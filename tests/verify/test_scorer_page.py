@@ -167,8 +167,7 @@ def test_compare_writes_the_scorer_block_and_prints_it(tmp_path, capsys):
     path = _write(_rows(0, P=40, n=12), tmp_path / "r.parquet")
     out = tmp_path / "c.json"
     assert main(["compare", "--base", str(path), "--base-model", "base", "--rl", str(path),
-                 "--rl-model", "rl", "--bootstrap", "200", "--json", str(out),
-                 "--out", str(tmp_path / "cmp")]) == 0
+                 "--rl-model", "rl", "--bootstrap", "200", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     doc = json.loads(out.read_text())
     block = doc["scorers"]
@@ -193,7 +192,16 @@ def test_compare_writes_the_scorer_block_and_prints_it(tmp_path, capsys):
 
     for line in W.scorer_lines(block):
         assert line.strip() in " ".join(printed.split())  # rich wraps long lines
-    assert (tmp_path / "cmp" / "scorers.png").is_file()
+    from rlvr_boundary.report import figures as F
+
+    fig = F.scorer_curves({"models": ["base", "rl"], "base": "base", "scorers": block})
+    top, bottom = fig.axes
+    assert len(top.get_lines()) == 4  # 2 models x 2 scorers
+    curves = [ln for ln in bottom.get_lines() if len(ln.get_ydata()) == len(sens["ks"])]
+    assert len(curves) == 2
+    for line, s in zip(curves, block["scorers"]):  # D(k) per scorer, as in the JSON
+        np.testing.assert_allclose(line.get_ydata(), sens["per_scorer"][s]["diff"])
+    F.close(fig)
     # --scorer canonical: the main numbers become canonical's, and the result says so.
     out2 = tmp_path / "c2.json"
     assert main(["compare", "--base", str(path), "--base-model", "base", "--rl", str(path),
@@ -288,3 +296,10 @@ def test_math500_case_graded_by_verify_then_reported(tmp_path, capsys):
     cn = np.array(t["correct__canonical"].to_pylist())
     assert block["disagreement"]["overall"]["canonical"]["disagree"] == int(np.sum(mv != cn))
     assert block["disagreement"]["rows"] == t.num_rows
+    # compare on the same table: the same block (one checkpoint), and the figure in --out.
+    assert main(["compare", "--base", str(graded), "--base-model", "base", "--rl", str(graded),
+                 "--rl-model", "rl", "--bootstrap", "300", "--out", str(tmp_path / "cmp")]) == 0
+    cmp = json.loads((tmp_path / "cmp" / "result.json").read_text())["scorers"]
+    assert cmp["comparisons"]["rl"]["per_scorer"] == block["comparisons"]["rl"]["per_scorer"]
+    assert cmp["disagreement"] == block["disagreement"]
+    assert (tmp_path / "cmp" / "scorers.png").is_file()
