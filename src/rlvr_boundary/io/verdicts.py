@@ -77,42 +77,52 @@ class VerdictTally:
         if missing:
             raise InputError(f"a later part of the table lacks the verdict column(s) {missing} "
                              "of the first", field=missing[0])
-        verdicts = [verdict_array(batch, c).cast(pa.int8()).cast(pa.string())
-                    for c in self.columns]
-        pattern = pc.binary_join_element_wise(*verdicts, "")
+        # One small integer per row: bit 0 the 'correct' column, bit i + 1 scorer i. One
+        # group-by on (model, type, code) then gives the patterns and the rows where a
+        # scorer differs from 'correct', without a string per row.
+        code = pc.fill_null(batch.column("correct"), False).cast(pa.int64())
+        for i, c in enumerate(self.columns):
+            code = pc.add(code, pc.multiply(verdict_array(batch, c).cast(pa.int64()), 2 << i))
         types = (pc.fill_null(batch.column("answer_type").cast(pa.string()), "unknown")
                  if "answer_type" in batch.column_names
                  else pa.array([UNTYPED] * batch.num_rows, pa.string()))
-        t = pa.table({"model": batch.column("model"), "type": types, "pattern": pattern})
-        main = pc.fill_null(batch.column("correct"), False)
-        off = pa.table({"model": batch.column("model"), **{
-            c: pc.not_equal(verdict_array(batch, c), main).cast(pa.int64())
-            for c in self.columns}}).group_by("model", use_threads=False).aggregate(
-            [(c, "sum") for c in self.columns])
-        for j, m in enumerate(off.column("model").to_pylist()):
-            cell = self.off_main.setdefault(m, {})
-            for c in self.columns:
-                cell[scorer_name(c)] = cell.get(scorer_name(c), 0) + off.column(f"{c}_sum")[j].as_py()
-        g = t.group_by(["model", "type", "pattern"], use_threads=False).aggregate(
-            [("pattern", "count")])
-        for m, ty, p, n in zip(*(g.column(x).to_pylist()
-                                 for x in ("model", "type", "pattern", "pattern_count"))):
+        t = pa.table({"model": batch.column("model"), "type": types, "code": code})
+        g = t.group_by(["model", "type", "code"], use_threads=False).aggregate(
+            [("code", "count")])
+        S = len(self.columns)
+        for m, ty, k, n in zip(*(g.column(x).to_pylist()
+                                 for x in ("model", "type", "code", "code_count"))):
+            bits = [(k >> (i + 1)) & 1 for i in range(S)]
+            p = "".join(map(str, bits))
             cell = self.counts.setdefault(m, {}).setdefault(ty, {})
             cell[p] = cell.get(p, 0) + n
-        agree = pc.or_(pc.equal(pattern, "0" * len(self.columns)),
-                       pc.equal(pattern, "1" * len(self.columns)))
-        idx = pc.indices_nonzero(pc.invert(agree)).to_pylist()
-        if idx:
-            have = {c: batch.column(c).to_pylist() for c in
-                    ("prompt_id", "sample_idx", *[c for c in TALLY_COLUMNS[1:]
-                                                  if c in batch.column_names])}
-            models, tys, pats = (t.column(x).to_pylist() for x in ("model", "type", "pattern"))
-            for i in idx:
-                keep = self.examples.setdefault(models[i], {}).setdefault(tys[i], {}) \
-                    .setdefault(pats[i], [])
+            off = self.off_main.setdefault(m, {})
+            for i, c in enumerate(self.columns):
+                off[scorer_name(c)] = off.get(scorer_name(c), 0) + n * (bits[i] != (k & 1))
+        # Rows whose scorers disagree (neither all 0 nor all 1 above bit 0): a few examples.
+        scorers_part = pc.shift_right(code, 1)
+        dis = pc.and_(pc.not_equal(scorers_part, 0), pc.not_equal(scorers_part, (1 << S) - 1))
+        idx = pc.indices_nonzero(dis)
+        if len(idx):
+            cols = ["model", "prompt_id", "sample_idx",
+                    *[c for c in TALLY_COLUMNS[1:] if c in batch.column_names]]
+            sub = batch.select(cols).take(idx)
+            sub_t = t.take(idx)
+            names: dict = {}  # code -> pattern string
+            chosen = []
+            for j, (m, ty, k) in enumerate(zip(*(sub_t.column(x).to_pylist()
+                                                 for x in ("model", "type", "code")))):
+                p = names.get(k)
+                if p is None:
+                    p = names[k] = "".join(str((k >> (i + 1)) & 1) for i in range(S))
+                keep = self.examples.setdefault(m, {}).setdefault(ty, {}).setdefault(p, [])
                 if len(keep) < MAX_EXAMPLES:
-                    keep.append({"row": self.rows + i + 1, "model": models[i],
-                                 **{c: v[i] for c, v in have.items()}})
+                    keep.append(None)  # filled below, from the few rows kept
+                    chosen.append((keep, len(keep) - 1, j))
+            if chosen:
+                rows = sub.take([j for _, _, j in chosen]).to_pylist()
+                for (keep, pos, j), rec in zip(chosen, rows):
+                    keep[pos] = {"row": self.rows + idx[j].as_py() + 1, **rec}
         self.rows += batch.num_rows
 
     def of_model(self, model: str) -> dict:
