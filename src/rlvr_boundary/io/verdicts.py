@@ -29,6 +29,16 @@ TALLY_COLUMNS = ("answer_type", "gold", "answer")
 UNTYPED = "all answers"
 #: Examples kept per (model, answer type, verdict pattern).
 MAX_EXAMPLES = 3
+#: Most scorers compared at once (each is one bit of a per-row code).
+MAX_SCORERS = 16
+#: Longest gold or answer string kept in an example (longer ones are cut, marked "...").
+MAX_EXAMPLE_CHARS = 300
+
+
+def _short(value):
+    if isinstance(value, str) and len(value) > MAX_EXAMPLE_CHARS:
+        return value[:MAX_EXAMPLE_CHARS] + "..."
+    return value
 
 
 def scorer_columns(names) -> list[str]:
@@ -64,6 +74,9 @@ class VerdictTally:
     """
 
     def __init__(self, columns: list[str]) -> None:
+        if len(columns) > MAX_SCORERS:
+            raise InputError(f"{len(columns)} verdict columns (correct__*); at most "
+                             f"{MAX_SCORERS} scorers are compared at once", field=columns[0])
         self.columns = list(columns)
         self.counts: dict[str, dict[str, dict[str, int]]] = {}  # model -> type -> pattern -> n
         self.examples: dict[str, dict[str, dict[str, list]]] = {}
@@ -122,7 +135,8 @@ class VerdictTally:
             if chosen:
                 rows = sub.take([j for _, _, j in chosen]).to_pylist()
                 for (keep, pos, j), rec in zip(chosen, rows):
-                    keep[pos] = {"row": self.rows + idx[j].as_py() + 1, **rec}
+                    keep[pos] = {"row": self.rows + idx[j].as_py() + 1,
+                                 **{c: _short(v) for c, v in rec.items()}}
         self.rows += batch.num_rows
 
     def of_model(self, model: str) -> dict:
