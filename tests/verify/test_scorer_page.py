@@ -40,7 +40,8 @@ def _rows(seed: int = 0, P: int = 60, n: int = 16) -> list[dict]:
                 cn = right and not (ty == "expression" and m == "base" and rng.random() < 0.5)
                 rows.append({"prompt_id": f"p{i:03d}", "model": m, "sample_idx": j,
                              "text": f"so \\boxed{{{i if right else -i}}} <b>{m}</b>",
-                             "answer": str(i if right else -i), "correct": right,
+                             "answer": f"{i if right else -i}<script>x()</script>",
+                             "correct": right,
                              "correct__math_verify": right, "correct__canonical": bool(cn),
                              "answer_type": ty, "gold": f"<i>{i}</i>"})
     return rows
@@ -226,7 +227,9 @@ def test_report_page_shows_the_scorer_block_equal_to_the_json_and_redraws_byte_f
     doc = json.loads(out.with_suffix(".json").read_text())
     page = out.read_text()
     check_page_matches_json(page, doc)
-    assert "&lt;i&gt;" in _section(page) and "<i>" not in _section(page)  # gold escaped
+    # Model output and gold strings are escaped: no tag of theirs reaches the page.
+    assert "&lt;i&gt;" in _section(page) and "<i>" not in _section(page)
+    assert "&lt;script&gt;" in _section(page) and "<script" not in page
     assert "survives either scorer" in page or "depends on the scorer" in page \
         or "supports a loss at any budget" in page
     assert "canonical disagrees with math_verify" in printed
