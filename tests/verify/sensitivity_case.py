@@ -1,12 +1,14 @@
 """A realistic scorer-sensitivity case built from MATH500 (MIT licence, examples/data/math500).
 
-Two simulated models answer MATH500 problems; every completion is an official
-gold answer *rewritten*: into an equal form (a decimal for a fraction, an
-improper fraction or a decimal for a mixed number, a mixed number for an
-improper fraction, thousands separators, "x = ...") or a near miss (a decimal
-rounded to 2 places, the product reading of a mixed number, off by one, a
-reciprocal, a sign flip, another problem's answer), wrapped in a box, the
-Minerva sign-off or an answer phrase. The "base" model writes sign-offs and
+Two simulated models answer MATH500 problems; every completion is the
+problem's official solution with its final answer *rewritten*: into an equal
+form (a decimal for a fraction, an improper fraction or a decimal for a mixed
+number, a mixed number for an improper fraction, thousands separators, a sum
+with its terms reversed) or a near miss (a decimal rounded to 2 places, the
+product reading of a mixed number, off by one, a reciprocal, a sign flip,
+another problem's answer), put in the solution's last box, or given after the
+unboxed solution in the Minerva sign-off or an answer phrase
+(:func:`in_solution`). The "base" model writes sign-offs and
 alternative forms often (few-shot style), the "rl" model boxes its answers in
 the gold's own form (the format a boxed-answer reward teaches) and solves
 fewer problems more reliably. Which answers are right is known by
@@ -36,6 +38,34 @@ WRAPS = {
     "sign_off": lambda a: f"Final Answer: The final answer is ${a}$. I hope it is correct.",
     "phrase": lambda a: f"Therefore, the answer is ${a}$.",
 }
+
+
+def in_solution(solution: str, ans: str, wrap: str) -> str:
+    """The official solution ending in ``ans`` instead of its own answer.
+
+    ``boxed``: ``ans`` replaces the content of the solution's last box.
+    ``sign_off`` and ``phrase``: every box is opened (its content stays as text,
+    since a box would take priority over a sign-off) and the sign-off or answer
+    phrase with ``ans`` is appended. Without a box: the wrap alone.
+    """
+    from rlvr_boundary.verify.quality import _box_spans
+
+    spans = _box_spans(solution)
+    if not spans:
+        return WRAPS[wrap](ans)
+
+    def close(b: int) -> int:  # past the box's closing brace
+        return b + 1 if b < len(solution) and solution[b] == "}" else b
+
+    if wrap == "boxed":
+        start, _, b = spans[-1]
+        return solution[:start] + "\\boxed{" + ans + "}" + solution[close(b):]
+    out, last = [], 0
+    for start, a, b in spans:
+        out += [solution[last:start], solution[a:b]]
+        last = close(b)
+    out.append(solution[last:])
+    return "".join(out).rstrip() + "\n\n" + WRAPS[wrap](ans)
 
 
 def _rational(gold: str) -> Fraction | None:
@@ -164,7 +194,9 @@ def build(rows: list[dict], *, n: int = 16, seed: int = 0) -> tuple[list[dict], 
                     ans = rng.choice(same[1:]) if len(same) > 1 and rng.random() < alt else same[0]
                 else:
                     ans = rng.choice(near)
-                text = WRAPS[rng.choice(wraps)](ans)
+                wrap = rng.choice(wraps)
+                text = (in_solution(r["solution"], ans, wrap) if r.get("solution")
+                        else WRAPS[wrap](ans))
                 out.append({"prompt_id": r["unique_id"], "model": model, "sample_idx": j,
                             "text": text, "truth": right,
                             "correct__exact_match": exact_match(text, g)})
