@@ -267,7 +267,8 @@ def merge_tallies(tallies: Sequence[dict]) -> dict:
     return {"scorers": scorers, "counts": counts, "examples": examples}
 
 
-def disagreement_from_tally(tally: dict, *, reference: str, max_examples: int = 3) -> dict:
+def disagreement_from_tally(tally: dict, *, reference: str, max_examples: int = 3,
+                            order: Sequence[str] | None = None) -> dict:
     """:func:`disagreement_by_type` from counts of verdict patterns instead of per-row arrays.
 
     A table of millions of completions is reduced while it is read to the count
@@ -283,6 +284,8 @@ def disagreement_from_tally(tally: dict, *, reference: str, max_examples: int = 
         The scorer the others are compared with.
     max_examples
         Examples kept per type and scorer (the first disagreeing rows).
+    order
+        Order of the other scorers in the output (default: the tally's).
 
     Returns
     -------
@@ -293,7 +296,9 @@ def disagreement_from_tally(tally: dict, *, reference: str, max_examples: int = 
     if reference not in scorers:
         raise ValueError(f"reference scorer {reference!r} not among {scorers}")
     ir = scorers.index(reference)
-    others = [s for s in scorers if s != reference]
+    others = [s for s in (order or scorers) if s != reference]
+    if sorted(others) != sorted(s for s in scorers if s != reference):
+        raise ValueError(f"order {list(order or [])} does not list the tally's scorers {scorers}")
 
     def stats(pats: Mapping[str, int], s: str) -> dict:
         i = scorers.index(s)
@@ -373,6 +378,6 @@ def scorer_block(counts: Mapping[str, Mapping[str, tuple]], base: str, checkpoin
         # The tally names scorers by their column suffix, as ``counts`` does (its order is
         # the table's; the patterns are read by name, so the order does not matter).
         if set(merged["scorers"]) == set(scorers):
-            dis = disagreement_from_tally(merged, reference=reference)
+            dis = disagreement_from_tally(merged, reference=reference, order=scorers)
     return {"scorers": scorers, "primary": primary, "reference": reference,
             "comparisons": comparisons, "disagreement": dis}

@@ -244,8 +244,9 @@ def scorer_result(counts: list, prompt_ids, base: str, checkpoints: list[str], k
     per = aligned_scorer_counts(mine, prompt_ids)
     if not per:
         return None
-    if primary in per:  # the main numbers' scorer first: the others are read against it
-        per = {primary: per[primary], **{s: v for s, v in per.items() if s != primary}}
+    # The main numbers' scorer first (the others are read against it), then by name.
+    first = [primary] if primary in per else []
+    per = {s: per[s] for s in [*first, *sorted(s for s in per if s not in first)]}
     opts = ScorerOptions(ks=[int(k) for k in ks], bootstrap=options.bootstrap,
                          alpha=options.alpha, seed=options.seed)
     tallies = [ct.tally for ct in mine if ct.tally is not None]
