@@ -306,3 +306,24 @@ def test_math500_case_graded_by_verify_then_reported(tmp_path, capsys):
     assert cmp["comparisons"]["rl"]["per_scorer"] == block["comparisons"]["rl"]["per_scorer"]
     assert cmp["disagreement"] == block["disagreement"]
     assert (tmp_path / "cmp" / "scorers.png").is_file()
+
+
+def test_math500_case_extraction_returns_each_rewritten_answer_from_the_solution():
+    """Every equal form and near miss of every MATH500 answer, in each wrap of the official
+    solution, is extracted exactly (so the truth by construction is what a scorer sees)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from sensitivity_case import WRAPS, equal_forms, in_solution, math500_rows, near_misses
+
+    from rlvr_boundary.verify.extract import extract_answer
+
+    rows = math500_rows(500)
+    total = 0
+    for i, r in enumerate(rows):
+        g = r["answer"]
+        for a in equal_forms(g) + near_misses(g, rows[(i + 1) % len(rows)]["answer"]):
+            for w in WRAPS:
+                got = extract_answer(in_solution(r["solution"], a, w))[0]
+                assert got is not None and got.replace(" ", "") == a.replace(" ", ""), (
+                    r["unique_id"], a, w, got)
+                total += 1
+    assert total == 5829  # docs/verifiers.md
