@@ -1,21 +1,26 @@
 """A realistic scorer-sensitivity case built from MATH500 (MIT licence, examples/data/math500).
 
-Two simulated models answer MATH500 problems; every completion is an official
-gold answer *rewritten*: into an equal form (a decimal for a fraction, an
-improper fraction or a decimal for a mixed number, a mixed number for an
-improper fraction, thousands separators, "x = ...") or a near miss (a decimal
-rounded to 2 places, the product reading of a mixed number, off by one, a
-reciprocal, a sign flip, another problem's answer), wrapped in a box, the
-Minerva sign-off or an answer phrase. The "base" model writes sign-offs and
+Two simulated models answer MATH500 problems; every completion is the
+problem's official solution with its final answer *rewritten*: into an equal
+form (a decimal for a fraction, an improper fraction or a decimal for a mixed
+number, a mixed number for an improper fraction, thousands separators, a sum
+with its terms reversed) or a near miss (a decimal rounded to 2 places, the
+product reading of a mixed number, off by one, a reciprocal, a sign flip,
+another problem's answer), put in the solution's last box, or given after the
+unboxed solution in the Minerva sign-off or an answer phrase
+(:func:`in_solution`). The "base" model writes sign-offs and
 alternative forms often (few-shot style), the "rl" model boxes its answers in
 the gold's own form (the format a boxed-answer reward teaches) and solves
 fewer problems more reliably. Which answers are right is known by
 construction, so each scorer's verdicts can be checked, and the pass@k
 comparison can be recomputed per scorer.
 
-Run ``python tests/verify/sensitivity_case.py OUT_DIR`` to write the rollouts
-and gold file, grade them with ``verify --backend math-verify,canonical`` and
-print the tables of docs/verifiers.md.
+Each row also carries ``truth`` and, for contrast, ``correct__exact_match``
+(a naive scorer: the extracted string equals the gold string), so ``report``
+shows three scorers. Run ``python tests/verify/sensitivity_case.py OUT_DIR
+[PROBLEMS N]`` to write the rollouts and gold file, grade them with ``verify
+--backend math-verify,canonical``, run ``report`` on the graded table and
+print the tables of docs/verifiers.md from the report's JSON.
 """
 
 from __future__ import annotations
@@ -33,6 +38,34 @@ WRAPS = {
     "sign_off": lambda a: f"Final Answer: The final answer is ${a}$. I hope it is correct.",
     "phrase": lambda a: f"Therefore, the answer is ${a}$.",
 }
+
+
+def in_solution(solution: str, ans: str, wrap: str) -> str:
+    """The official solution ending in ``ans`` instead of its own answer.
+
+    ``boxed``: ``ans`` replaces the content of the solution's last box.
+    ``sign_off`` and ``phrase``: every box is opened (its content stays as text,
+    since a box would take priority over a sign-off) and the sign-off or answer
+    phrase with ``ans`` is appended. Without a box: the wrap alone.
+    """
+    from rlvr_boundary.verify.quality import _box_spans
+
+    spans = _box_spans(solution)
+    if not spans:
+        return WRAPS[wrap](ans)
+
+    def close(b: int) -> int:  # past the box's closing brace
+        return b + 1 if b < len(solution) and solution[b] == "}" else b
+
+    if wrap == "boxed":
+        start, _, b = spans[-1]
+        return solution[:start] + "\\boxed{" + ans + "}" + solution[close(b):]
+    out, last = [], 0
+    for start, a, b in spans:
+        out += [solution[last:start], solution[a:b]]
+        last = close(b)
+    out.append(solution[last:])
+    return "".join(out).rstrip() + "\n\n" + WRAPS[wrap](ans)
 
 
 def _rational(gold: str) -> Fraction | None:
@@ -161,109 +194,98 @@ def build(rows: list[dict], *, n: int = 16, seed: int = 0) -> tuple[list[dict], 
                     ans = rng.choice(same[1:]) if len(same) > 1 and rng.random() < alt else same[0]
                 else:
                     ans = rng.choice(near)
-                text = WRAPS[rng.choice(wraps)](ans)
+                wrap = rng.choice(wraps)
+                text = (in_solution(r["solution"], ans, wrap) if r.get("solution")
+                        else WRAPS[wrap](ans))
                 out.append({"prompt_id": r["unique_id"], "model": model, "sample_idx": j,
-                            "text": text, "truth": right})
+                            "text": text, "truth": right,
+                            "correct__exact_match": exact_match(text, g)})
     return out, gold
 
 
-def main(out_dir: str, problems: int = 250, n: int = 16) -> None:
-    from rlvr_boundary.cli import main as cli
-    from rlvr_boundary.examples import example_dir
+def exact_match(text: str, gold: str) -> bool:
+    """The naive scorer, for contrast: the extracted answer string equals the gold string
+    (spaces removed), as a plain exact-match evaluation does."""
+    from rlvr_boundary.verify.extract import extract_answer
 
-    rows = [json.loads(x) for x in
-            (example_dir("math500") / "test.jsonl").read_text(encoding="utf-8").splitlines()]
-    rows = rows[::max(1, len(rows) // problems)][:problems]
+    ans = extract_answer(text)[0]
+    return ans is not None and ans.replace(" ", "") == gold.replace(" ", "")
+
+
+def main(out_dir: str, problems: int = 250, n: int = 16, bootstrap: int = 4000) -> None:
+    """Write the case, grade it with both backends, draw the report, print the tables."""
+    from rlvr_boundary.cli import main as cli
+
     d = Path(out_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    rollouts, gold = build(rows, n=n)
-    (d / "rollouts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rollouts))
-    (d / "gold.jsonl").write_text("".join(json.dumps(x) + "\n" for x in gold))
+    write_case(d, problems, n)
     code = cli(["verify", str(d / "rollouts.jsonl"), "--gold", str(d / "gold.jsonl"),
                 "--backend", "math-verify,canonical", "--json", str(d / "verify.json")])
+    if code:
+        raise SystemExit(code)
+    code = cli(["report", str(d / "rollouts.verified.parquet"), "--bootstrap", str(bootstrap),
+                "--out", str(d / "report.html")])
     if code:
         raise SystemExit(code)
     print_tables(d)
 
 
-def exact_string(table, gold: dict) -> list[bool]:
-    """For contrast, the naive scorer: the extracted answer string equals the gold string
-    (spaces removed), as a plain exact-match evaluation does."""
-    from rlvr_boundary.verify.extract import extract_answer
+def math500_rows(problems: int) -> list[dict]:
+    """``problems`` MATH500 records, evenly spaced over the 500."""
+    from rlvr_boundary.examples import example_dir
 
-    out = []
-    for pid, text in zip(table["prompt_id"].to_pylist(), table["text"].to_pylist()):
-        ans = extract_answer(text)[0]
-        out.append(ans is not None and ans.replace(" ", "") == gold[pid].replace(" ", ""))
-    return out
+    rows = [json.loads(x) for x in
+            (example_dir("math500") / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    return rows[::max(1, len(rows) // problems)][:problems]
 
 
-def counts_by_scorer(table, extra: dict | None = None) -> dict:
-    """``{scorer: {model: (n, c)}}`` from a graded table (plus the truth as a scorer, and
-    ``extra``: scorer -> per-row verdicts)."""
-    import numpy as np
-
-    ids = sorted(set(table["prompt_id"].to_pylist()))
-    pos = {p: i for i, p in enumerate(ids)}
-    cols = {"math-verify": "correct__math_verify", "canonical": "correct__canonical",
-            "truth": "truth"}
-    out: dict = {s: {} for s in cols}
-    models = table["model"].to_pylist()
-    pids = table["prompt_id"].to_pylist()
-    verdicts = {s: table[col].to_pylist() for s, col in cols.items()}
-    verdicts.update(extra or {})
-    out.update({s: {} for s in extra or {}})
-    for s, vals in verdicts.items():
-        for m in sorted(set(models)):
-            n = np.zeros(len(ids), int)
-            c = np.zeros(len(ids), int)
-            for mm, p, v in zip(models, pids, vals):
-                if mm == m:
-                    n[pos[p]] += 1
-                    c[pos[p]] += bool(v)
-            out[s][m] = (n, c)
-    return out
+def write_case(d: Path, problems: int, n: int) -> None:
+    """``rollouts.jsonl`` and ``gold.jsonl`` of the case in ``d``."""
+    d.mkdir(parents=True, exist_ok=True)
+    rollouts, gold = build(math500_rows(problems), n=n)
+    (d / "rollouts.jsonl").write_text("".join(json.dumps(x) + "\n" for x in rollouts))
+    (d / "gold.jsonl").write_text("".join(json.dumps(x) + "\n" for x in gold))
 
 
 def print_tables(d: Path) -> None:
-    from rlvr_boundary.analysis.scorers import ScorerOptions, scorer_sensitivity
+    """The tables of docs/verifiers.md, from the report's JSON (what the page shows)."""
     from rlvr_boundary.io.rollouts import read_rollouts
 
-    t = read_rollouts(d / "rollouts.verified.parquet")
-    gold = {x["id"]: x["answer"] for x in map(json.loads, (d / "gold.jsonl").read_text().splitlines())}
-    counts = counts_by_scorer(t, {"exact string": exact_string(t, gold)})
-    res = scorer_sensitivity(counts, "base", "rl", ScorerOptions(bootstrap=2000))
-    ks = [1, 2, 4, 8, 16]
-    print("| scorer | " + " | ".join(f"base / rl @{k}" for k in ks) + " | k* | price | loss budgets |")
+    doc = json.loads((d / "report.json").read_text(encoding="utf-8"))
+    block = doc["scorers"]
+    sens = block["comparisons"]["rl"]
+    ks = [k for k in (1, 2, 4, 8, 16, 32, 64) if k in sens["ks"]]
+    print("| scorer | " + " | ".join(f"base / rl @{k}" for k in ks)
+          + " | k* | price (points) | supported loss k |")
     print("|---|" + "---|" * (len(ks) + 3))
-    for s, per in res["per_scorer"].items():
-        cells = [f"{per['pass_at_k']['base'][k - 1]:.3f} / {per['pass_at_k']['rl'][k - 1]:.3f}"
-                 for k in ks]
+    for s, per in sens["per_scorer"].items():
+        cells = [f"{per['pass_at_k']['base'][sens['ks'].index(k)]:.3f} / "
+                 f"{per['pass_at_k']['rl'][sens['ks'].index(k)]:.3f}" for k in ks]
         loss = per["loss_budgets"]
-        print(f"| {s} | " + " | ".join(cells) + f" | {per['k_star']} | {per['price']:.3f} | "
-              f"{(str(loss[0]) + '-' + str(loss[-1])) if loss else 'none'} |")
-    print("robust:", json.dumps({k: v for k, v in res["robust"].items()}, default=str))
-    dis = json.loads((d / "verify.json").read_text())["disagreement"]
-    print("\n| answer type | completions | canonical differs | only math-verify accepts | "
-          "only canonical accepts |")
-    print("|---|---|---|---|---|")
-    for ty, st in sorted(dis["by_type"].items(), key=lambda kv: -kv[1]["canonical"]["rate"]):
-        x = st["canonical"]
-        print(f"| {ty} | {x['rows']} | {x['disagree']} ({x['rate']:.1%}) | {x['only_reference']} |"
-              f" {x['only_other']} |")
-    x = dis["overall"]["canonical"]
-    print(f"| all | {x['rows']} | {x['disagree']} ({x['rate']:.1%}) | {x['only_reference']} |"
-          f" {x['only_other']} |")
+        print(f"| {s} | " + " | ".join(cells) + f" | {per['k_star']} | {per['price'] * 100:.2f}"
+              f" at k = {per['price_k']} | {(str(loss[0]) + '-' + str(loss[-1])) if loss else 'none'} |")
+    print("robust:", json.dumps(sens["robust"]))
+    dis = block["disagreement"]
+    others = list(dis["overall"])
+    print(f"\nreference: {dis['reference']}")
+    print("| answer type | completions | " + " | ".join(
+        f"{s} differs | only {dis['reference']} | only {s}" for s in others) + " |")
+    print("|---|---|" + "---|---|---|" * len(others))
+    for ty, st in sorted(dis["by_type"].items(), key=lambda kv: (-max(
+            kv[1][s]["rate"] for s in others), kv[0])):
+        print(f"| {ty} | {st[others[0]]['rows']} | " + " | ".join(
+            f"{st[s]['disagree']} ({st[s]['rate']:.1%}) | {st[s]['only_reference']} | "
+            f"{st[s]['only_other']}" for s in others) + " |")
+    st = dis["overall"]
+    print(f"| all | {st[others[0]]['rows']} | " + " | ".join(
+        f"{st[s]['disagree']} ({st[s]['rate']:.1%}) | {st[s]['only_reference']} | "
+        f"{st[s]['only_other']}" for s in others) + " |")
+    t = read_rollouts(d / "rollouts.verified.parquet")
     truth = t["truth"].to_pylist()
-    for s, v in (("math-verify", t["correct__math_verify"].to_pylist()),
-                 ("canonical", t["correct__canonical"].to_pylist()),
-                 ("exact string", exact_string(t, gold))):
+    for s in block["scorers"]:
+        v = t[f"correct__{s}"].to_pylist()
         fa = sum(a and not b for a, b in zip(v, truth))
         fr = sum(b and not a for a, b in zip(v, truth))
         print(f"{s}: false accepts {fa}, false rejects {fr} of {len(v)}")
-    for ty, per in dis["examples"].items():
-        for e in per["canonical"][:1]:
-            print(f"example {ty}: gold {e['gold']!r}, answer {e['answer']!r}")
 
 
 if __name__ == "__main__":

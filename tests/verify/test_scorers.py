@@ -151,6 +151,10 @@ def test_verify_grades_with_two_backends_in_one_pass_and_a_rerun_grades_nothing(
     assert t["correct__canonical"].to_pylist() == [p[3] for p in PAIRS]
     assert t["correct"].to_pylist() == [p[2] for p in PAIRS]  # the first backend
     assert t["answer"].to_pylist()[4] == "9/5"  # the canonical string, whichever backend
+    # The gold and its answer type ride along, for the disagreement table of compare/report.
+    assert t["gold"].to_pylist() == [p[0] for p in PAIRS]
+    assert t["answer_type"].to_pylist() == ["expression", "complex", "integer", "fraction",
+                                            "mixed_number", "mixed_number"]
     doc = json.loads(res.read_text())
     dis = doc["disagreement"]
     assert dis["overall"]["canonical"]["disagree"] == 2

@@ -57,6 +57,8 @@ class CompareOptions:
     """Rate distribution for the prediction: beta_mixture or npmle."""
     verifier_error: tuple[float, float] | None = None
     """Verifier false-positive and false-negative rates; the band is then also drawn under them."""
+    scorer: str | None = None
+    """Scorer whose verdicts (column correct__<scorer>) the main analysis uses; default `correct`."""
     grid: list | str | None = field(init=False, default=None)
     """Derived: the parsed ``ks`` (a sorted list, "pow2", or None for 1..n)."""
 
@@ -84,6 +86,10 @@ class CompareOptions:
             if not (0 <= fp < 1 and 0 <= fn < 1 and fp + fn < 1):
                 raise InputError("--verifier-error rates must lie in [0, 1) with FP + FN < 1")
             self.verifier_error = (float(fp), float(fn))
+        if self.scorer is not None and not (self.scorer and all(
+                ch.isalnum() or ch in "_-." for ch in self.scorer)):
+            raise InputError(f"--scorer must name a verdict column's scorer, such as "
+                             f"math-verify or canonical, got {self.scorer!r}")
         self.rl_runs, self.base_runs = tuple(self.rl_runs), tuple(self.base_runs)
         self.labels = dict(self.labels or {})
         self.grid = parse_grid(self.ks)

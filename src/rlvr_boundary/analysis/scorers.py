@@ -231,3 +231,153 @@ def disagreement_by_type(types: Sequence[str], verdicts: Mapping[str, Sequence[b
             if ex:
                 out["examples"][ty] = ex
     return out
+
+
+def merge_tallies(tallies: Sequence[dict]) -> dict:
+    """Sum verdict tallies (one per model, :class:`rlvr_boundary.io.verdicts.VerdictTally`).
+
+    Parameters
+    ----------
+    tallies
+        ``{scorers, counts: {type: {pattern: n}}, examples: {type: {pattern: [dict]}}}``
+        each, with the same ``scorers``; a pattern is the string of the scorers'
+        verdicts (``"10"``: the first accepts, the second rejects).
+
+    Returns
+    -------
+    dict
+        The same shape: counts summed, examples concatenated in the given order.
+    """
+    tallies = [t for t in tallies if t]
+    if not tallies:
+        raise ValueError("no tallies given")
+    scorers = list(tallies[0]["scorers"])
+    counts: dict = {}
+    examples: dict = {}
+    for t in tallies:
+        if list(t["scorers"]) != scorers:
+            raise ValueError(f"tallies of different scorers: {scorers} and {list(t['scorers'])}")
+        for ty, pats in t["counts"].items():
+            cell = counts.setdefault(ty, {})
+            for p, n in pats.items():
+                cell[p] = cell.get(p, 0) + int(n)
+        for ty, pats in t["examples"].items():
+            for p, ex in pats.items():
+                examples.setdefault(ty, {}).setdefault(p, []).extend(ex)
+    return {"scorers": scorers, "counts": counts, "examples": examples}
+
+
+def disagreement_from_tally(tally: dict, *, reference: str, max_examples: int = 3,
+                            order: Sequence[str] | None = None) -> dict:
+    """:func:`disagreement_by_type` from counts of verdict patterns instead of per-row arrays.
+
+    A table of millions of completions is reduced while it is read to the count
+    of each verdict pattern per answer type (and a few examples), so memory does
+    not grow with the rows; this gives the same table from those counts.
+
+    Parameters
+    ----------
+    tally
+        ``{scorers, counts, examples}`` (see :func:`merge_tallies`); examples carry
+        ``row`` (their order in the input) and the per-completion fields.
+    reference
+        The scorer the others are compared with.
+    max_examples
+        Examples kept per type and scorer (the first disagreeing rows).
+    order
+        Order of the other scorers in the output (default: the tally's).
+
+    Returns
+    -------
+    dict
+        As :func:`disagreement_by_type`.
+    """
+    scorers = list(tally["scorers"])
+    if reference not in scorers:
+        raise ValueError(f"reference scorer {reference!r} not among {scorers}")
+    ir = scorers.index(reference)
+    others = [s for s in (order or scorers) if s != reference]
+    if sorted(others) != sorted(s for s in scorers if s != reference):
+        raise ValueError(f"order {list(order or [])} does not list the tally's scorers {scorers}")
+
+    def stats(pats: Mapping[str, int], s: str) -> dict:
+        i = scorers.index(s)
+        rows = dis = only_ref = only_other = 0
+        for p, n in pats.items():
+            a, b = p[ir] == "1", p[i] == "1"
+            rows += n
+            dis += n * (a != b)
+            only_ref += n * (a and not b)
+            only_other += n * (b and not a)
+        return {"rows": rows, "disagree": dis, "rate": dis / rows if rows else 0.0,
+                "only_reference": only_ref, "only_other": only_other}
+
+    everything: dict = {}
+    for pats in tally["counts"].values():
+        for p, n in pats.items():
+            everything[p] = everything.get(p, 0) + n
+    out = {"reference": reference, "rows": sum(everything.values()),
+           "overall": {s: stats(everything, s) for s in others}, "by_type": {}, "examples": {}}
+    for ty in sorted(tally["counts"]):
+        out["by_type"][ty] = {s: stats(tally["counts"][ty], s) for s in others}
+        ex = {}
+        for s in others:
+            i = scorers.index(s)
+            got = [(e, p) for p, rows in (tally["examples"].get(ty) or {}).items()
+                   if p[ir] != p[i] for e in rows]
+            got.sort(key=lambda ep: ep[0].get("row", 0))
+            if got:
+                ex[s] = [{**e, reference: p[ir] == "1", s: p[i] == "1"}
+                         for e, p in got[:max_examples]]
+        if ex:
+            out["examples"][ty] = ex
+    return out
+
+
+def scorer_block(counts: Mapping[str, Mapping[str, tuple]], base: str, checkpoints: Sequence[str],
+                 *, primary: str | None, opts: ScorerOptions | None = None,
+                 tallies: Sequence[dict] | None = None) -> dict:
+    """The scorer-sensitivity part of a ``compare`` or ``report`` result.
+
+    Parameters
+    ----------
+    counts
+        ``{scorer: {model: (n, c)}}`` on the aligned prompts (every model).
+    base, checkpoints
+        The base label and the checkpoints compared with it.
+    primary
+        The scorer whose verdicts are the main counts (None: the ``correct``
+        column matches none of them).
+    opts
+        Budgets (the main comparison's grid) and band options.
+    tallies
+        Verdict tallies of the models (:func:`merge_tallies`), for the
+        disagreement table; None or empty to leave it out.
+
+    Returns
+    -------
+    dict
+        ``scorers``, ``primary``, ``reference`` (the scorer the disagreement
+        table compares the others with: the primary one, else the first),
+        ``comparisons``: ``{checkpoint: scorer_sensitivity(...)}``, and
+        ``disagreement`` (:func:`disagreement_from_tally`, or None).
+    """
+    scorers = list(counts)
+    if len(scorers) < 2:
+        raise ValueError("scorer sensitivity needs two or more scorers")
+    if primary is not None and primary not in scorers:
+        raise ValueError(f"primary scorer {primary!r} not among {scorers}")
+    reference = primary if primary is not None else scorers[0]
+    comparisons = {m: scorer_sensitivity({s: {base: counts[s][base], m: counts[s][m]}
+                                          for s in scorers}, base, m, opts)
+                   for m in checkpoints}
+    tallies = [t for t in (tallies or []) if t]
+    dis = None
+    if tallies:
+        merged = merge_tallies(tallies)
+        # The tally names scorers by their column suffix, as ``counts`` does (its order is
+        # the table's; the patterns are read by name, so the order does not matter).
+        if set(merged["scorers"]) == set(scorers):
+            dis = disagreement_from_tally(merged, reference=reference, order=scorers)
+    return {"scorers": scorers, "primary": primary, "reference": reference,
+            "comparisons": comparisons, "disagreement": dis}

@@ -30,6 +30,10 @@ def add_input_flags(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--lighteval-metric", metavar="NAME", default=D.lighteval_metric,
                        help="lighteval metric (default: a sampling metric such as avg@n, else "
                             "a 0/1 match)")
+    group.add_argument("--scorer", metavar="NAME", default=D.scorer,
+                       help="grade the main analysis with the verdict column correct__NAME of "
+                            "tables graded by several backends, e.g. canonical (default: the "
+                            "correct column)")
     group.add_argument("--verl-step", type=int, metavar="STEP", default=D.verl_step,
                        help="verl validation step to read from a directory of dumps "
                             "(default: every step, one model each)")
@@ -59,4 +63,5 @@ def compare_options(args: argparse.Namespace, labels: dict) -> CompareOptions:
         base_runs=tuple(getattr(args, "base_runs", ())),
         extrapolate=getattr(args, "extrapolate", None),
         extrapolate_method=getattr(args, "extrapolate_method", "beta_mixture"),
-        verifier_error=getattr(args, "verifier_error", None))
+        verifier_error=getattr(args, "verifier_error", None),
+        scorer=getattr(args, "scorer", None))

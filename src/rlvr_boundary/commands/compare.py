@@ -92,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     base, rl = counts
     if base.model == rl.model:
         base.model, rl.model = f"base:{base.model}", f"rl:{rl.model}"
+    primary = False  # several scorers' verdicts in the inputs: the primary one (else False)
+    if opts.scorer or base.scorers or rl.scorers:
+        from rlvr_boundary.io.verdicts import choose_scorer
+
+        primary = choose_scorer([base, rl], opts.scorer)
     from rlvr_boundary.commands._structure import cluster_groups, load_runs
 
     extra_runs, runs = load_runs(args, base, rl)
@@ -102,6 +107,13 @@ def run(args: argparse.Namespace) -> int:
     res = compare_aligned(aligned, base.model, rl.model, opts, runs=runs,
                           groups=cluster_groups(opts.cluster_by, aligned, [base, rl]))
     res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
+    if primary is not False:
+        from rlvr_boundary.io.verdicts import scorer_result
+
+        block = scorer_result([base, rl], aligned.prompt_ids, base.model, [rl.model], res["ks"],
+                              opts, primary)
+        if block is not None:
+            res["scorers"] = block
     from rlvr_boundary.io.outputs import removed_on_failure
 
     out_dir = Path(args.out) if args.out else None
@@ -197,3 +209,6 @@ def print_summary(res: dict, console) -> None:
             console.print(sentence)
     console.print(f"[bold]{W.headline(res)}[/]")
     console.print(W.explanation(res))
+    if res.get("scorers"):
+        for line in W.scorer_lines(res["scorers"]):
+            console.print(line, highlight=False, markup=False)

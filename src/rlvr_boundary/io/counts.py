@@ -37,6 +37,12 @@ class Counts:
     extra
         Per-prompt fields a count file carries besides id, n and c (e.g. the
         benchmark a prompt comes from), for grouping prompts.
+    scorers
+        ``{scorer: (P,) int64}``: correct counts under each scorer, when a rollout
+        table carries two or more ``correct__<scorer>`` verdict columns (else empty).
+    tally
+        Verdict patterns of those scorers by answer type, with examples
+        (:meth:`rlvr_boundary.io.verdicts.VerdictTally.of_model`), or None.
     """
 
     model: str
@@ -45,6 +51,8 @@ class Counts:
     c: np.ndarray
     source: str | None = None
     extra: dict[str, np.ndarray] = field(default_factory=dict)
+    scorers: dict[str, np.ndarray] = field(default_factory=dict)
+    tally: dict | None = None
 
     def __post_init__(self) -> None:
         self.prompt_ids = np.asarray(self.prompt_ids, dtype=object)

@@ -129,6 +129,10 @@ def _read_one(path: Path, fmt: str, label: str | None, choices: dict[str, dict],
             want += [c for c in FACT_COLUMNS if c in names]
             derive = "text" in names and not (names & set(QUALITY_COLUMNS))
             want += [c for c in ("text", "prompt") if c in names]
+        from rlvr_boundary.io.verdicts import TALLY_COLUMNS, scorer_columns
+
+        scorers = scorer_columns(names)  # several graders' verdicts: counted in this same pass
+        want += scorers + [c for c in TALLY_COLUMNS if scorers and c in names]
         reducer = CountReducer()
         for batch in iter_rollout_batches(path, want):
             if label is not None:

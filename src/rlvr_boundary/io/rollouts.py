@@ -402,36 +402,52 @@ class CountReducer:
     def __init__(self) -> None:
         self.parts: list[pa.Table] = []
         self.rows = 0
+        #: ``correct__<scorer>`` columns (two or more), fixed by the first batch; their
+        #: per-prompt sums and a :class:`~rlvr_boundary.io.verdicts.VerdictTally` ride along.
+        self.scorers: list[str] | None = None
+        self.tally = None
 
     def add(self, batch: pa.Table) -> None:
+        from rlvr_boundary.io.verdicts import VerdictTally, scorer_columns, verdict_array
+
+        if self.scorers is None:
+            self.scorers = scorer_columns(batch.column_names)
+            self.tally = VerdictTally(self.scorers) if self.scorers else None
         t = batch.select(["prompt_id", "model", "sample_idx", "correct"])
         t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
         t = t.set_column(t.column_names.index("correct"), "correct",
                          t.column("correct").cast(pa.int64()))
-        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(self._AGGS)
+        if self.tally is not None:
+            self.tally.add(batch)
+            for col in self.scorers:
+                t = t.append_column(col, verdict_array(batch, col).cast(pa.int64()))
+        aggs = self._AGGS + [(col, "sum") for col in self.scorers or []]
+        g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
         self.parts.append(g.rename_columns(
             {"correct_sum": "c", "correct_count": "n", "sample_idx_min": "idx_min",
-             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2"}))
+             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2",
+             **{f"{col}_sum": col for col in self.scorers or []}}))
         self.rows += batch.num_rows
         if len(self.parts) > 16:  # compact partial aggregates to keep memory bounded
-            self.parts = [self._merge(self.parts)]
+            self.parts = [self._merge(self.parts, self.scorers)]
 
     @staticmethod
-    def _merge(tables: list[pa.Table]) -> pa.Table:
+    def _merge(tables: list[pa.Table], scorers: list[str] | None = None) -> pa.Table:
         t = pa.concat_tables(tables)
         g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
             [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
-             ("idx_sum", "sum"), ("idx_sum2", "sum")])
+             ("idx_sum", "sum"), ("idx_sum2", "sum"), *[(col, "sum") for col in scorers or []]])
         return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
                                  "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
-                                 "idx_sum2_sum": "idx_sum2"})
+                                 "idx_sum2_sum": "idx_sum2",
+                                 **{f"{col}_sum": col for col in scorers or []}})
 
     def result(self, path: str | Path) -> dict[str, Counts]:
         """model label -> :class:`Counts` (prompts sorted by id); ``path`` names errors."""
         path = Path(path)
         if not self.parts:
             raise InputError("table has no rows", path=path)
-        agg = self._merge(self.parts)
+        agg = self._merge(self.parts, self.scorers)
         _sample_idx_check(agg, path)
         out: dict[str, Counts] = {}
         models = agg.column("model").to_numpy(zero_copy_only=False)
@@ -439,7 +455,10 @@ class CountReducer:
             sub = agg.filter(pc.equal(agg.column("model"), model)).sort_by("prompt_id")
             out[str(model)] = Counts(
                 str(model), sub.column("prompt_id").to_numpy(zero_copy_only=False),
-                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path))
+                sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path),
+                scorers={col[len("correct__"):]: sub.column(col).to_numpy()
+                         for col in self.scorers or []},
+                tally=self.tally.of_model(str(model)) if self.tally is not None else None)
         return out
 
 
@@ -452,8 +471,12 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
     dict
         model label -> :class:`Counts` (prompts sorted by id).
     """
+    from rlvr_boundary.io.verdicts import TALLY_COLUMNS, scorer_columns
+
     reducer = CountReducer()
-    for batch in iter_rollout_batches(path, list(REQUIRED_ROLLOUT), batch_rows=batch_rows):
+    scorers = scorer_columns(table_columns(path))
+    want = [*REQUIRED_ROLLOUT, *scorers, *(TALLY_COLUMNS if scorers else ())]
+    for batch in iter_rollout_batches(path, want, batch_rows=batch_rows):
         reducer.add(batch)
         if progress is not None:
             progress(batch.num_rows)

@@ -110,6 +110,9 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
         raise InputError("a report needs a base and at least one checkpoint; the inputs hold "
                          f"{len(inputs.counts)} model(s): "
                          f"{', '.join(ct.model for ct in inputs.counts)}")
+    from rlvr_boundary.io.verdicts import choose_scorer
+
+    primary = choose_scorer(inputs.counts, c.scorer)
     aligned = align(inputs.counts, intersect=c.intersect)
     note = W.dropped_note(aligned.dropped, aligned.n.shape[1])
     if note and warn is not None:
@@ -129,6 +132,13 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
         # Too many (model, prompt) pairs to keep every text in one pass: fetch the few shown.
         audit["samples_shown"] = samples_shown(
             audit, collect_texts(inputs.rollout_paths, shown_pairs(audit)))
+    if primary is not False:
+        from rlvr_boundary.io.verdicts import scorer_result
+
+        block = scorer_result(inputs.counts, aligned.prompt_ids, base, audit["checkpoints"],
+                              audit["ks"], c, primary)
+        if block is not None:
+            audit["scorers"] = block
     if learned:
         audit["learning"] = learned
     audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows], "notes": list(notes or [])}
@@ -168,6 +178,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["entropy_position"] = F.entropy_by_position
     if audit.get("learning"):
         draw["learning"] = F.learning_landed
+    if audit.get("scorers"):
+        draw["scorers"] = F.scorer_curves
     if not audit["comparisons"]:
         draw.pop("difference")
     if any(r.get("extrapolation") for r in audit["comparisons"].values()):
@@ -194,7 +206,11 @@ def render_compare_figures(doc: dict, folder: str | Path) -> list[str]:
             "n_prompts": doc["n_prompts"], "pass_at_k": doc["pass_at_k"],
             "comparisons": {rl: doc}}
     files = []
-    for name, fn in (("passk", F.passk_curves), ("difference", F.difference_curves)):
+    draw = [("passk", F.passk_curves), ("difference", F.difference_curves)]
+    if doc.get("scorers"):
+        view["scorers"] = doc["scorers"]
+        draw.append(("scorers", F.scorer_curves))
+    for name, fn in draw:
         fig = fn(view)
         files += F.save(fig, Path(folder), name)
         F.close(fig)

@@ -195,6 +195,59 @@ def difference_curves(audit: dict):
     return fig
 
 
+#: Line style of each scorer in :func:`scorer_curves` (in the block's scorer order).
+SCORER_STYLES = ["-", "--", ":", "-."]
+
+
+def scorer_curves(audit: dict):
+    """pass@k of every model under each scorer (top) and D(k) per scorer (bottom).
+
+    Colours are the models' (as in :func:`passk_curves`), line styles the
+    scorers'; in the bottom panel, triangles mark the budgets where a scorer's
+    simultaneous band supports a loss. The same completions under every scorer:
+    only the verdicts differ.
+    """
+    block = audit["scorers"]
+    scorers = block["scorers"]
+    fig, (top, bottom) = figure(6.4, nrows=2, sharex=True)
+    col = colors(audit["models"], audit["base"])
+    style = {s: SCORER_STYLES[i % len(SCORER_STYLES)] for i, s in enumerate(scorers)}
+    drawn: set = set()
+    for m, sens in block["comparisons"].items():
+        ks = np.asarray(sens["ks"])
+        for s in scorers:
+            per = sens["per_scorer"][s]
+            for model in (sens["models"]["base"], m):
+                if (model, s) in drawn:
+                    continue
+                drawn.add((model, s))
+                top.plot(ks, per["pass_at_k"][model], color=col.get(model, BASE_COLOR),
+                         ls=style[s], lw=1.6, label=f"{model}, {s}")
+            d = np.asarray(per["diff"], float)
+            bottom.plot(ks, d, color=col.get(m, PALETTE[0]), ls=style[s], lw=1.6,
+                        label=f"{m}, {s}" if len(block["comparisons"]) > 1 else s)
+            loss = np.isin(ks, per["loss_budgets"])
+            if loss.any():  # filled for the first scorer, open for the others
+                first = s == scorers[0]
+                bottom.scatter(ks[loss], d[loss], s=20, marker="v", zorder=3, lw=1.1,
+                               facecolors=LOSS_COLOR if first else "none",
+                               edgecolors=LOSS_COLOR, label=f"supported loss, {s}")
+            if per["k_star"] is not None:
+                bottom.axvline(per["k_star"], color=col.get(m, PALETTE[0]), ls=style[s], lw=0.7)
+    bottom.axhline(0, color="black", lw=0.8)
+    top.set_ylabel("pass@k (unbiased)")
+    top.set_title("pass@k of the same completions under each scorer", loc="left")
+    bottom.set_ylabel("D(k)")
+    bottom.set_title(f"D(k) = pass@k(checkpoint) − pass@k({audit['base']}) per scorer; "
+                     "vertical lines at k*", loc="left")
+    for ax in (top, bottom):
+        ax.grid(alpha=0.25)
+        _legend_right(ax)
+    _log2_axis(bottom, np.asarray(next(iter(block["comparisons"].values()))["ks"]))
+    fig.tight_layout()
+    return fig
+
+
 def upset(audit: dict):
     """UpSet plot of the solved sets at K: bars are exact membership patterns."""
     cov = audit["coverage"]

@@ -18,6 +18,7 @@ SECTIONS = [
     ("summary", "Summary"),
     ("passk", "pass@k curves"),
     ("difference", "Difference and confidence band"),
+    ("scorers", "Scorer sensitivity"),
     ("advisor", "Budget advisor"),
     ("coverage", "Coverage"),
     ("support", "Support dynamics"),
@@ -125,6 +126,8 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "sampling": _sampling(audit),
         "verifier": _verifier(audit),
         "extrapolation": _extrapolation(audit, svgs),
+
+        "scorers": _scorers(audit, svgs),
         "advisor": _advisor(audit),
         "coverage": _coverage(audit, svgs),
         "support": _support(audit),
@@ -324,6 +327,73 @@ def _extrapolation(a: dict, svgs: dict) -> str | None:
                              f"pass@k {m}, predicted (band)", "D(k), predicted (band)",
                              "power law: base", "power law: checkpoint", "power law: D(k)"],
                             rows))
+
+def _scorers(a: dict, svgs: dict) -> str:
+    """Per-scorer curves, a table per checkpoint, what survives, and the disagreement table."""
+    block = a.get("scorers")
+    if not block:
+        return _missing("Scorer sensitivity needs rollout tables graded by several backends "
+                        "(<code>rlvr-boundary verify ROLLOUTS --gold GOLD --backend "
+                        "math-verify,canonical</code>): the page then shows how pass@k, k*, the "
+                        "price and the band verdicts move when only the grader changes.")
+    out = [f"<p>{esc(W.scorer_primary_sentence(block))}</p>",
+           _figure(svgs, "scorers", "Top: pass@k of each model under each scorer (line style). "
+                   "Bottom: D(k) per scorer; triangles mark budgets where that scorer's "
+                   "simultaneous band supports a loss.")]
+    for m, sens in block["comparisons"].items():
+        base, ks = sens["models"]["base"], list(sens["ks"])
+        rows = []
+        for s, per in sens["per_scorer"].items():
+            pk, fl = per["pass_at_k"], per.get("first_loss_set")
+            rows.append([esc(s) + (" (main)" if s == block["primary"] else ""),
+                         _f(pk[base][0]), _f(pk[m][0]), _f(pk[base][-1]), _f(pk[m][-1]),
+                         esc(per["k_star"]) if per["k_star"] is not None else "none on the grid",
+                         (f"{W.pts(per['price'], False)} at k = {per['price_k']}"
+                          if per["price"] > 0 else "none"),
+                         esc(_ranges(per["gain_budgets"])), esc(_ranges(per["loss_budgets"])),
+                         (f"{fl[0]}–{fl[1] if fl[1] is not None else 'beyond the grid'}" if fl
+                          else "–")])
+        out.append(f"<h3>{esc(m)} against {esc(base)}</h3>")
+        out.append(_table(["scorer", f"pass@1 {base}", f"pass@1 {m}", f"pass@{ks[-1]} {base}",
+                           f"pass@{ks[-1]} {m}", "k*", "price (points)", "supported gain k",
+                           "supported loss k", "first-loss set"], rows))
+        out.append(f'<p class="verdict">{esc(W.scorer_robust_sentence(sens))}</p>')
+    dis = block.get("disagreement")
+    if not dis:
+        out.append(_missing("The disagreement table needs the verdict columns of one graded "
+                            "table per model."))
+        return "".join(out)
+    ref = dis["reference"]
+    others = list(dis["overall"])
+    out.append(f"<h3>Disagreement with {esc(ref)} by answer type</h3>"
+               f"<p>{esc(W.disagreement_sentence(dis))}</p>")
+    head = ["answer type", "completions"]
+    for s in others:
+        head += [f"{s} differs", f"only {ref} accepts", f"only {s} accepts"]
+
+    def cells(st: dict) -> list[str]:
+        row = [f"{next(iter(st.values()))['rows']:,}"]
+        for s in others:
+            x = st[s]
+            row += [f"{x['disagree']:,} ({x['rate']:.1%})", f"{x['only_reference']:,}",
+                    f"{x['only_other']:,}"]
+        return row
+
+    order = sorted(dis["by_type"], key=lambda ty: (-max(dis["by_type"][ty][s]["rate"]
+                                                         for s in others), ty))
+    rows = [[esc(ty), *cells(dis["by_type"][ty])] for ty in order]
+    rows.append(["<b>all</b>", *cells(dis["overall"])])
+    out.append(_table(head, rows))
+    for ty, per in dis["examples"].items():
+        for s, exs in per.items():
+            items = "".join(
+                f"<li>{esc(e.get('model'))} · {esc(e.get('prompt_id'))} · sample "
+                f"{esc(e.get('sample_idx'))}: gold <code>{esc(e.get('gold'))}</code>, answer "
+                f"<code>{esc(e.get('answer'))}</code>; {esc(ref)} "
+                f"{'accepts' if e[ref] else 'rejects'}, {esc(s)} "
+                f"{'accepts' if e[s] else 'rejects'}</li>" for e in exs)
+            out.append(f"<details><summary>{esc(ty)}: examples where {esc(s)} and {esc(ref)} "
+                       f"differ</summary><ul>{items}</ul></details>")
     return "".join(out)
 
 

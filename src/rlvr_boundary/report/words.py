@@ -202,6 +202,8 @@ def summary_lines(audit: dict) -> list[str]:
         lines.append(f"{m}: {headline(res)}")
         lines.append(explanation(res))
         lines.append(support_sentence(audit, m))
+    if audit.get("scorers"):
+        lines += scorer_lines(audit["scorers"])
     n_max = max(v["max"] for v in audit["n_samples"].values())
     note = one_sample_note(n_max)
     if note:
@@ -370,3 +372,95 @@ def extrapolation_k_star_sentence(ex: dict) -> str:
     if ci:
         text += f", bootstrap interval {k_of(ci[0])} to {k_of(ci[1])}"
     return text + f"; {k_of(ex['power_law']['k_star'])} from the power law."
+
+# ----------------------------------------------------------------------------- scorer sensitivity
+
+
+def names_phrase(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    names = [str(x) for x in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def scorer_primary_sentence(block: dict) -> str:
+    """Which scorer graded the main numbers, and which regrade the same completions."""
+    p = block["primary"]
+    if p is None:
+        return ("The main numbers use the correct column, which matches none of the scorers' "
+                f"verdict columns; the same completions are also graded by "
+                f"{names_phrase(block['scorers'])}.")
+    others = [s for s in block["scorers"] if s != p]
+    return (f"The main numbers are graded by {p}; the same completions graded by "
+            f"{names_phrase(others)} give the other rows: a scorer changes the verdicts, not "
+            "the samples.")
+
+
+def scorer_robust_sentence(sens: dict) -> str:
+    """What survives a change of scorer: the loss, k*, the price ('survives either scorer')."""
+    rb, scorers, per = sens["robust"], sens["scorers"], sens["per_scorer"]
+    ks = list(sens["ks"])
+    every = "either scorer" if len(scorers) == 2 else "every scorer"
+    if rb["loss_budgets"]:
+        text = (f"The loss from k = {rb['first_loss_all']} survives {every}: the band supports "
+                f"a loss at k = {ranges(rb['loss_budgets'])} under each of them")
+        if rb["loss_depends_on_scorer"]:
+            text += (f"; at k = {ranges(rb['loss_depends_on_scorer'])} the loss is supported "
+                     "under some scorers only")
+    elif rb["loss_any"]:
+        some = [s for s in scorers if per[s]["loss_budgets"]]
+        rest = [s for s in scorers if not per[s]["loss_budgets"]]
+        first = min(per[s]["loss_budgets"][0] for s in some)
+        text = (f"The loss depends on the scorer: the band supports a loss from k = {first} "
+                f"under {names_phrase(some)} and at no budget under {names_phrase(rest)}")
+    else:
+        text = (f"No scorer's band supports a loss at any budget from k = {ks[0]} to "
+                f"{ks[-1]}")
+    k_star = rb["k_star"]
+    if rb["k_star_agree"]:
+        v = next(iter(k_star.values()))
+        text += ("; the curves do not cross on the grid under " + every if v is None
+                 else f"; k* = {v} under {every}")
+    else:
+        text += "; k* moves with the scorer: " + ", ".join(
+            f"{s} {'none on the grid' if v is None else v}" for s, v in k_star.items())
+    lo, hi = rb["price_range"]
+    text += (f"; the price is {pts(lo, False)} points under {every}" if lo == hi else
+             f"; the price ranges from {pts(lo, False)} to {pts(hi, False)} points")
+    if rb["gain_budgets"]:
+        text += f"; a gain at k = {ranges(rb['gain_budgets'])} is supported under {every}"
+    return text + "."
+
+
+def disagreement_sentence(dis: dict) -> str:
+    """How often each scorer's verdict differs from the reference, and where most."""
+    ref = dis["reference"]
+    bits = []
+    for s, st in dis["overall"].items():
+        text = (f"{s} disagrees with {ref} on {st['disagree']:,} of {st['rows']:,} completions "
+                f"({st['rate']:.1%}): {st['only_reference']:,} accepted by {ref} only, "
+                f"{st['only_other']:,} by {s} only")
+        worst = sorted(((v[s]["rate"], ty) for ty, v in dis["by_type"].items()
+                        if v[s]["disagree"]), reverse=True)[:3]
+        if worst and len(dis["by_type"]) > 1:
+            text += "; most often on " + ", ".join(f"{ty} answers ({r:.1%})" for r, ty in worst)
+        bits.append(text)
+    return "; ".join(bits) + "." if bits else f"Only {ref} graded these completions."
+
+
+def scorer_lines(block: dict) -> list[str]:
+    """Console lines of the scorer-sensitivity block (compare and report)."""
+    lines = [scorer_primary_sentence(block)]
+    for m, sens in block["comparisons"].items():
+        base = sens["models"]["base"]
+        K = list(sens["ks"])[-1]
+        for s, per in sens["per_scorer"].items():
+            pk = per["pass_at_k"]
+            k_star = "no k*" if per["k_star"] is None else f"k* = {per['k_star']}"
+            lines.append(f"  {s}: pass@1 {base} {pk[base][0]:.4f}, {m} {pk[m][0]:.4f}; "
+                         f"pass@{K} {base} {pk[base][-1]:.4f}, {m} {pk[m][-1]:.4f}; {k_star}; "
+                         f"price {pts(per['price'], False)} points; supported loss at "
+                         f"k = {ranges(per['loss_budgets'])}")
+        lines.append(f"{m}: {scorer_robust_sentence(sens)}")
+    if block.get("disagreement"):
+        lines.append(disagreement_sentence(block["disagreement"]))
+    return lines

@@ -314,7 +314,8 @@ def _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progres
             texts = _texts(batch.column(text_field), src, text_field)
             prompts = batch.column("prompt").to_pylist() if "prompt" in batch.column_names else None
             results = grader.grade(texts, [gold[p] for p in ids], progress)
-            writer.write(key, _with_results(batch, results, texts, prompts, opts))
+            writer.write(key, _with_results(batch, results, texts, prompts, opts,
+                                            [gold[p] for p in ids]))
 
 
 _RESUME_KEYS = ("verifier", "text_field", "input_sha256", "gold_sha256", "batch_rows")
@@ -476,7 +477,7 @@ class _Grader:
 
 
 def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
-                  opts: VerifyOptions) -> pa.Table:
+                  opts: VerifyOptions, golds: list | None = None) -> pa.Table:
     new = {
         "correct": pa.array([r["correct"] for r in results], pa.bool_()),
         "verify_status": pa.array([r["verify_status"] for r in results], pa.string()),
@@ -491,6 +492,13 @@ def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
                                                                  pa.bool_())
                 new[f"verify_status__{backend_column(b)}"] = pa.array(
                     [g["verify_status"] for g in got], pa.string())
+            if golds is not None:  # what compare and report need for the disagreement table
+                from rlvr_boundary.verify.canonical import answer_type
+
+                types = {g: answer_type(g) for g in set(golds)}  # a few distinct golds
+                new["answer_type"] = pa.array([types[g] for g in golds], pa.string())
+                if "gold" not in batch.column_names:
+                    new["gold"] = pa.array([str(g) for g in golds], pa.string())
     # A missing completion has no flags (null), not the flags of an empty string.
     flags = [None if t is None else quality_flags(as_text(t), prompts[i] if prompts else None)
              for i, t in enumerate(texts)]
