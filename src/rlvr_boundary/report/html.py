@@ -327,6 +327,8 @@ def _extrapolation(a: dict, svgs: dict) -> str | None:
                              f"pass@k {m}, predicted (band)", "D(k), predicted (band)",
                              "power law: base", "power law: checkpoint", "power law: D(k)"],
                             rows))
+    return "".join(out)
+
 
 def _scorers(a: dict, svgs: dict) -> str:
     """Per-scorer curves, a table per checkpoint, what survives, and the disagreement table."""

@@ -373,6 +373,7 @@ def extrapolation_k_star_sentence(ex: dict) -> str:
         text += f", bootstrap interval {k_of(ci[0])} to {k_of(ci[1])}"
     return text + f"; {k_of(ex['power_law']['k_star'])} from the power law."
 
+
 # ----------------------------------------------------------------------------- scorer sensitivity
 
 
