@@ -653,7 +653,7 @@ def paired_bootstrap(pass_base, pass_rl, ks, *, K_se: int | None = None,
         sizes = np.bincount(inv, minlength=units).astype(float)  # (G,)
     rng = np.random.default_rng(seed)
     means = np.empty((n_boot, K + 1))  # (B, K + 1)
-    step = max(1, 2**22 // units)  # rows per block: about 32 MB per (step, units) array
+    step = max(1, 2**20 // units)  # rows per block: about 8 MB per (step, units) array
     for start in range(0, n_boot, step):
         m = min(step, n_boot - start)
         idx = rng.integers(0, units, size=(m, units))  # (m, units)
