@@ -67,8 +67,21 @@ def test_compare_figures_need_no_pyplot(tmp_path):
     assert seen["code"] == 0 and seen["matplotlib"] and not seen["matplotlib.pyplot"], seen
     assert not seen["scipy"]
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert names == ["curves.csv", "difference.pdf", "difference.png", "passk.pdf", "passk.png",
-                     "result.json"]
+    assert names == ["curves.csv", "difference.png", "passk.png", "result.json"]
+
+
+def test_pdf_figures_when_asked(tmp_path, capsys):
+    from rlvr_boundary.cli import main
+
+    out = tmp_path / "out"
+    assert main(["compare", "--example", "--bootstrap", "200", "--out", str(out), "--pdf"]) == 0
+    assert "figures (PNG and PDF)" in capsys.readouterr().out
+    for name in ("passk", "difference"):
+        png, pdf = (out / f"{name}.png").read_bytes(), (out / f"{name}.pdf").read_bytes()
+        assert png.startswith(b"\x89PNG") and pdf.startswith(b"%PDF")
+        assert b"/FontFile2" in pdf and b"/Type3" not in pdf  # embedded TrueType
+    assert main(["compare", "--example", "--bootstrap", "200", "--pdf"]) == 2
+    assert "--pdf" in capsys.readouterr().err
 
 
 def _blas_threads(env: dict | None) -> list:
@@ -89,3 +102,26 @@ def test_compare_runs_blas_on_one_thread_unless_the_user_says_otherwise():
         pytest.skip("one CPU: BLAS has one thread anyway")
     assert set(_blas_threads(None)) == {1}
     assert set(_blas_threads({"OPENBLAS_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"})) == {2}
+
+
+def test_figure_files_do_not_depend_on_the_skipped_relayout(tmp_path):
+    """Saving without the placeholder layout engine gives the same PNG and PDF bytes."""
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.report import figures as F
+
+    out = tmp_path / "out"
+    assert main(["compare", "--example", "--bootstrap", "100", "--out", str(out)]) == 0
+    doc = read_result(out / "result.json", kind="compare")
+    base, rl = doc["models"]["base"], doc["models"]["rl"]
+    view = {"models": [base, rl], "base": base, "checkpoints": [rl], "ks": doc["ks"],
+            "n_prompts": doc["n_prompts"], "pass_at_k": doc["pass_at_k"],
+            "comparisons": {rl: doc}}
+    for fn in (F.passk_curves, F.difference_curves):
+        plain, kept = fn(view), fn(view)
+        assert kept.get_layout_engine() is not None  # tight_layout's placeholder
+        F.save(plain, tmp_path / "a", "f")  # drops it
+        assert plain.get_layout_engine() is None
+        for ext, kw in (("png", {"dpi": 200}), ("pdf", {"metadata": {"CreationDate": None}})):
+            kept.savefig(tmp_path / f"b.{ext}", format=ext, **kw)  # matplotlib re-lays out
+            assert (tmp_path / "a" / f"f.{ext}").read_bytes() == (tmp_path / f"b.{ext}").read_bytes()
