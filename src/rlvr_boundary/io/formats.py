@@ -295,9 +295,11 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
                  facts=None, progress=None) -> list[Counts]:
     """Counts (and, given ``facts``, per-sample facts) of an input in another tool's format.
 
-    Adapters that can (verl, limit-of-RLVR) stream their rows: each batch is
-    validated and reduced as it is read, so no table of every text is held.
-    The others return a table, reduced in memory.
+    Adapters that declare ``STREAMS`` (all of ours) stream their rows: each
+    batch is validated and reduced as it is read, so no table of every text is
+    held; what they return besides (lm-eval and lighteval documents scored over
+    several samples, as a count table) is added to those counts. An adapter
+    without ``STREAMS`` returns a table, reduced in memory.
     """
     from rlvr_boundary.io import adapters
     from rlvr_boundary.io.adapters._common import streaming
