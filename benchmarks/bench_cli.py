@@ -3,10 +3,12 @@
 1. ``rlvr-boundary compare`` against the ``passk-inference`` command line on the
    two DeepScaleR count files shipped with the package (1,060 prompts, n = 128),
    B = 4,000, seed 0: each tool started as a fresh process, interleaved, best of
-   ``--repeat``. Two pairings:
+   ``--repeat``. Three pairings:
    - numbers only: ours ``--json FILE`` against theirs printing its JSON;
-   - files: ours ``--out DIR`` (result.json, curves.csv, two figures as PNG and
-     PDF) against theirs ``--output DIR`` (result.json, curves.csv, one PNG).
+   - files: ours ``--out DIR`` (result.json, curves.csv, two figures as PNG)
+     against theirs ``--output DIR`` (result.json, curves.csv, one PNG);
+   - files with PDF: ours ``--out DIR --pdf`` (the two figures also as PDF)
+     against the same peer run.
    The curves, standard errors and band ends are compared after the runs.
    Besides wall time, CPU time (user + system) of each process is reported: on a
    shared, loaded machine it is the steadier of the two.
@@ -69,8 +71,10 @@ def bench_compare(repeat: int, env: dict, tmp: Path) -> None:
             "--bootstrap", "4000", "--seed", "0"]
     pairs = {
         "numbers only": (ours + ["--json", str(tmp / "ours.json")], peer),
-        "files (json, csv, figures)": (ours + ["--out", str(tmp / "ours_dir")],
-                                       peer + ["--output", str(tmp / "peer_dir")]),
+        "files (json, csv, PNG)": (ours + ["--out", str(tmp / "ours_dir")],
+                                   peer + ["--output", str(tmp / "peer_dir")]),
+        "files, ours with --pdf": (ours + ["--out", str(tmp / "ours_pdf"), "--pdf"],
+                                   peer + ["--output", str(tmp / "peer_dir")]),
     }
     for cmd in (ours + ["--json", str(tmp / "warm.json")], peer):  # warm the file cache
         run(cmd, env)
@@ -89,6 +93,7 @@ def bench_compare(repeat: int, env: dict, tmp: Path) -> None:
             cb.append(c)
         print(f"{name:30s} {min(wa):9.2f}s {min(wb):9.2f}s {min(wb) / min(wa):5.2f}x   "
               f"{min(ca):8.2f}s {min(cb):8.2f}s {min(cb) / min(ca):5.2f}x")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     ours_res = json.loads((tmp / "ours_dir" / "result.json").read_text())
     peer_res = json.loads((tmp / "peer_dir" / "result.json").read_text())
     base, rl = ours_res["models"]["base"], ours_res["models"]["rl"]

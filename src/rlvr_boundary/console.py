@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import os
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+
+if TYPE_CHECKING:  # rich.progress is imported when a bar is made: most runs never show one
+    from rich.progress import Progress
 
 
 
@@ -36,6 +33,15 @@ err_console = _console(stderr=True)
 
 def progress(disable: bool | None = None) -> Progress:
     """A progress bar on stderr; disabled when stderr is not a terminal or under CI."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     if disable is None:
         disable = not err_console.is_terminal or bool(os.environ.get("CI"))
     return Progress(

@@ -246,6 +246,7 @@ def test_bound_from_histograms_equals_the_row_wise_bound(pairs, decimals):
 def test_a_failed_run_leaves_no_partial_outputs(tmp_path, monkeypatch):
     """The page or figures fail after the result JSON was written: nothing is left."""
     import rlvr_boundary.report.build as R
+    import rlvr_boundary.report.compare_figures as CF
 
     (tmp_path / "a.jsonl").write_text(GOOD_RL)
     (tmp_path / "b.jsonl").write_text(GOOD_RL.replace('"c": 1', '"c": 3'))
@@ -254,7 +255,7 @@ def test_a_failed_run_leaves_no_partial_outputs(tmp_path, monkeypatch):
         raise R.InputError("figure failed")
 
     monkeypatch.setattr(R, "render_report", boom)
-    monkeypatch.setattr(R, "render_compare_figures", boom)
+    monkeypatch.setattr(CF, "render_compare_figures", boom)
     before = sorted(p.name for p in tmp_path.iterdir())
     code, err = run_cli(tmp_path, ["report", "a.jsonl", "b.jsonl", "--out", "r.html"])
     assert code == 2 and "figure failed" in err

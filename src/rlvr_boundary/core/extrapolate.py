@@ -42,9 +42,12 @@ A. Mirhoseini, S. Koyejo, "How Do Large Language Monkeys Get Their Power
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betaln, digamma, expit, gammaln, softmax
 
 from rlvr_boundary.core.passk import check_counts
+
+# scipy.special is imported inside the functions below, not here: this module is
+# loaded by every ``compare``, which only calls it with --extrapolate, and importing
+# scipy.special costs more than the whole comparison.
 
 __all__ = [
     "default_grid",
@@ -59,6 +62,8 @@ __all__ = [
 
 def default_grid(size: int = 200) -> np.ndarray:
     """``(L,)`` rates: 0, 1 and a logistic grid dense near both ends."""
+    from scipy.special import expit
+
     return np.concatenate([[0.0], expit(np.linspace(-12.0, 12.0, size - 2)), [1.0]])
 
 
@@ -70,6 +75,8 @@ def _distinct(n, c) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _log_binom(n, c, grid) -> np.ndarray:
     """``(P, L)`` log binomial pmf, exact at ``p = 0`` and ``p = 1``."""
+    from scipy.special import gammaln
+
     n, c = n[:, None].astype(float), c[:, None].astype(float)
     p = grid[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -146,6 +153,8 @@ def fit_npmle(n, c, *, grid=None, max_iter: int = 2000, tol: float = 1e-9,
 
 def _bb_loglik(n, c, a, b) -> np.ndarray:
     """``(P, J)`` beta-binomial log pmf."""
+    from scipy.special import betaln, gammaln
+
     n, c = n[:, None].astype(float), c[:, None].astype(float)
     return (gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1)
             + betaln(c + a[None, :], n - c + b[None, :]) - betaln(a, b)[None, :])
@@ -182,6 +191,7 @@ def fit_beta_mixture(n, c, *, components: int = 2, zero_atom: bool = True,
     """
     # Imported here: scipy.optimize takes longer to import than every compare needs.
     from scipy.optimize import minimize
+    from scipy.special import digamma, softmax
 
     n, c = check_counts(n, c)
     J = int(components)
@@ -282,6 +292,8 @@ def mixture_pass_at_k(fit: dict, ks) -> np.ndarray:
         terms = np.exp(np.multiply.outer(ks, logq))  # (K, L); q = 0 gives 0 for k > 0
         terms[ks == 0] = 1.0
         return 1.0 - terms @ fit["weights"]
+    from scipy.special import betaln
+
     a, b, w = fit["a"], fit["b"], fit["weights"]
     moment = np.exp(betaln(a[None, :], b[None, :] + ks[:, None]) - betaln(a, b)[None, :])
     return 1.0 - fit["w0"] * (ks > 0) - moment @ w

@@ -29,8 +29,10 @@ unless said otherwise.
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
 import numpy as np
-from scipy.special import betaln, gammaln, ndtri
 
 from rlvr_boundary.core.passk import check_counts
 
@@ -63,17 +65,31 @@ def _check_k(n, k: int) -> int:
     return int(k)
 
 
+def _lgamma(x) -> np.ndarray:
+    """``log Gamma(x)`` elementwise for ``x > 0``, by :func:`math.lgamma` on the distinct values.
+
+    Counts repeat (a benchmark has few distinct ``(n, c)``), so this costs a few
+    hundred calls where a ufunc would need ``scipy.special``, whose import alone
+    takes longer than every metric of ``compare`` together.
+    """
+    x = np.asarray(x, float)
+    u, inv = np.unique(x, return_inverse=True)
+    return np.array([math.lgamma(v) for v in u.tolist()])[inv].reshape(x.shape)
+
+
 def _hypergeom_pmf(n, c, k: int) -> np.ndarray:
     """``(P, k + 1)`` P(j correct among k drawn without replacement), j = 0..k."""
+    # Computed once per distinct (n, c): benchmarks repeat the same counts often.
+    pairs, inv = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
     j = np.arange(k + 1)[None, :]  # (1, k+1)
-    n_, c_ = n[:, None].astype(float), c[:, None].astype(float)
+    n_, c_ = pairs[:, :1].astype(float), pairs[:, 1:].astype(float)  # (U, 1)
     ok = (j <= c_) & (k - j <= n_ - c_)
-    with np.errstate(invalid="ignore"):
-        logp = (gammaln(c_ + 1) - gammaln(j + 1) - gammaln(np.maximum(c_ - j, 0) + 1)
-                + gammaln(n_ - c_ + 1) - gammaln(k - j + 1)
-                - gammaln(np.maximum(n_ - c_ - k + j, 0) + 1)
-                - (gammaln(n_ + 1) - gammaln(k + 1) - gammaln(n_ - k + 1)))
-    return np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)
+    logp = (_lgamma(c_ + 1) - _lgamma(j + 1) - _lgamma(np.maximum(c_ - j, 0) + 1)
+            + _lgamma(n_ - c_ + 1) - _lgamma(k - j + 1)
+            - _lgamma(np.maximum(n_ - c_ - k + j, 0) + 1)
+            - (_lgamma(n_ + 1) - _lgamma(k + 1) - _lgamma(n_ - k + 1)))
+    pmf = np.where(ok, np.exp(np.where(ok, logp, 0.0)), 0.0)  # (U, k+1)
+    return pmf[inv.reshape(-1)]
 
 
 def pass_hat_k(n, c, k: int) -> np.ndarray:
@@ -161,12 +177,14 @@ def passk_posterior(n, c, k: int, *, alpha0: float = 1.0, beta0: float = 1.0,
         a, b = b, a
     elif kind != "pass@k":
         raise ValueError("kind must be 'pass@k' or 'pass^k'")
-    m1 = np.exp(betaln(a, b + k) - betaln(a, b))  # E[q^k], q the complementary rate
-    m2 = np.exp(betaln(a, b + 2 * k) - betaln(a, b))
+    # B(a, b + k) / B(a, b) = Gamma(b + k) Gamma(a + b) / (Gamma(b) Gamma(a + b + k))
+    lg_b, lg_ab = _lgamma(b), _lgamma(a + b)
+    m1 = np.exp(_lgamma(b + k) - lg_b + lg_ab - _lgamma(a + b + k))  # E[q^k], q = 1 - p
+    m2 = np.exp(_lgamma(b + 2 * k) - lg_b + lg_ab - _lgamma(a + b + 2 * k))
     var = np.maximum(m2 - m1**2, 0.0)
     means = 1.0 - m1 if kind == "pass@k" else m1
     mean, sd = float(means.mean()), float(np.sqrt(var.sum()) / n.size)
-    z = float(ndtri(0.5 + level / 2))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
     return {"mean": mean, "sd": sd, "lower": max(0.0, mean - z * sd),
             "upper": min(1.0, mean + z * sd), "k": int(k), "kind": kind,
             "prior": [alpha0, beta0], "level": level}

@@ -295,9 +295,11 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
                  facts=None, progress=None) -> list[Counts]:
     """Counts (and, given ``facts``, per-sample facts) of an input in another tool's format.
 
-    Adapters that can (verl, limit-of-RLVR) stream their rows: each batch is
-    validated and reduced as it is read, so no table of every text is held.
-    The others return a table, reduced in memory.
+    Adapters that declare ``STREAMS`` (all of ours) stream their rows: each
+    batch is validated and reduced as it is read, so no table of every text is
+    held; what they return besides (lm-eval and lighteval documents scored over
+    several samples, as a count table) is added to those counts. An adapter
+    without ``STREAMS`` returns a table, reduced in memory.
     """
     from rlvr_boundary.io import adapters
     from rlvr_boundary.io.adapters._common import streaming
@@ -316,11 +318,37 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
             row[0] += batch.num_rows
 
         with streaming(sink):
-            adapters.read(fmt, path, model=label, **(choices or {}))
-        return list(reducer.result(path).values())
+            rest = adapters.read(fmt, path, model=label, **(choices or {}))
+        # Documents scored over several samples come back as a count table (lm-eval,
+        # lighteval): add them to the streamed single-sample ones.
+        extra = (counts_from_table(rest, path, label or path_stem(path))
+                 if rest.num_rows and {"n", "c"} <= set(rest.column_names) else [])
+        if not reducer.parts:
+            if extra:
+                return extra
+            raise InputError("table has no rows", path=path)
+        return merge_counts(list(reducer.result(path).values()), extra)
     table = adapters.read(fmt, path, model=label, **(choices or {}))
     return counts_from_table(table, path, label or path_stem(path), facts=facts,
                              progress=progress)
+
+
+def merge_counts(streamed: list[Counts], extra: list[Counts]) -> list[Counts]:
+    """Counts of the same models from two disjoint sets of prompts, joined per model."""
+    out = {c.model: c for c in streamed}
+    for e in extra:
+        if e.model not in out:
+            out[e.model] = e
+            continue
+        s = out[e.model]
+        ids = np.concatenate([s.prompt_ids, e.prompt_ids])
+        if np.unique(ids).size != ids.size:
+            raise InputError(f"model '{e.model}': a prompt is both a single sample and "
+                             "repeated samples", path=s.source)
+        order = np.argsort(ids, kind="stable")
+        out[e.model] = Counts(e.model, ids[order], np.concatenate([s.n, e.n])[order],
+                              np.concatenate([s.c, e.c])[order], s.source)
+    return list(out.values())
 
 
 def feed(batch, reducer, facts, derive: bool, progress) -> None:

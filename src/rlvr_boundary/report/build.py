@@ -25,7 +25,7 @@ from rlvr_boundary.io.samples import collect_texts
 from rlvr_boundary.report import figures as F
 from rlvr_boundary.report import html as H
 
-__all__ = ["make_report", "render_report", "render_compare_figures", "check_html_path",
+__all__ = ["make_report", "render_report", "check_html_path",
            "payload_of", "read_learning"]
 
 
@@ -196,22 +196,3 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
     with atomic_open(out_html, "w") as fh:
         fh.write(page)
     return figure_files
-
-
-def render_compare_figures(doc: dict, folder: str | Path) -> list[str]:
-    """The pass@k and difference figures of a ``compare`` result, as PNG and PDF in ``folder``."""
-    base, rl = doc["models"]["base"], doc["models"]["rl"]
-    # The figures take the audit's shape: one base and its checkpoints' comparisons.
-    view = {"models": [base, rl], "base": base, "checkpoints": [rl], "ks": doc["ks"],
-            "n_prompts": doc["n_prompts"], "pass_at_k": doc["pass_at_k"],
-            "comparisons": {rl: doc}}
-    files = []
-    draw = [("passk", F.passk_curves), ("difference", F.difference_curves)]
-    if doc.get("scorers"):
-        view["scorers"] = doc["scorers"]
-        draw.append(("scorers", F.scorer_curves))
-    for name, fn in draw:
-        fig = fn(view)
-        files += F.save(fig, Path(folder), name)
-        F.close(fig)
-    return files

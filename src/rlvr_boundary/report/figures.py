@@ -39,6 +39,20 @@ LOSS_COLOR = "#D55E00"  # supported loss: vermillion, downward triangle
 TIE_COLOR = "#8C8C8C"  # budgets with no variance: grey open diamond, no band
 
 
+#: The report's matplotlib style (set on the global rcParams before drawing).
+STYLE = {"svg.fonttype": "path", "pdf.fonttype": 42, "ps.fonttype": 42,
+         "font.size": 10, "axes.titlesize": 10, "figure.titlesize": 11,
+         "axes.spines.top": False, "axes.spines.right": False,
+         "figure.dpi": 100,
+         "svg.hashsalt": "rlvr-boundary"}  # stable ids: reproducible SVG
+
+
+def _style() -> None:
+    import matplotlib
+
+    matplotlib.rcParams.update(STYLE)
+
+
 def pyplot():
     """``matplotlib.pyplot`` on the Agg backend with the report's style."""
     import matplotlib
@@ -46,18 +60,24 @@ def pyplot():
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"svg.fonttype": "path", "pdf.fonttype": 42, "ps.fonttype": 42,
-                         "font.size": 10, "axes.titlesize": 10, "figure.titlesize": 11,
-                         "axes.spines.top": False, "axes.spines.right": False,
-                         "figure.dpi": 100,
-                         "svg.hashsalt": "rlvr-boundary"})  # stable ids: reproducible SVG
+    _style()
     return plt
 
 
 def figure(height_in: float, nrows: int = 1, **kw):
-    """A figure one page column wide with ``nrows`` stacked axes (squeezed when 1)."""
-    plt = pyplot()
-    fig, axes = plt.subplots(nrows, 1, figsize=(COLUMN_IN, height_in), squeeze=False, **kw)
+    """A figure one page column wide with ``nrows`` stacked axes (squeezed when 1).
+
+    Made with matplotlib's object API on an Agg canvas, not through ``pyplot``:
+    nothing here needs pyplot's global figure registry, and a command that only
+    writes figure files then never imports it.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    _style()
+    fig = Figure(figsize=(COLUMN_IN, height_in))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(nrows, 1, squeeze=False, **kw)
     return fig, axes[:, 0]
 
 
@@ -383,9 +403,13 @@ def extrapolation(audit: dict):
     """
     rows = [(m, r["extrapolation"]) for m, r in audit["comparisons"].items()
             if r.get("extrapolation")]
-    plt = pyplot()
-    fig, axes = plt.subplots(len(rows), 2, figsize=(COLUMN_IN, 0.6 + 3.0 * len(rows)),
-                             squeeze=False)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    _style()  # the object API on an Agg canvas, as figure() does, but with two columns
+    fig = Figure(figsize=(COLUMN_IN, 0.6 + 3.0 * len(rows)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(rows), 2, squeeze=False)
     col = colors(audit["models"], audit["base"])
     base = audit["base"]
     for (m, ex), (ax, axd) in zip(rows, axes):
@@ -422,6 +446,20 @@ def extrapolation(audit: dict):
     fig.tight_layout()
     return fig
 
+def _layout_final(fig) -> None:
+    """Keep the layout ``tight_layout`` computed, without laying the figure out again.
+
+    ``tight_layout`` leaves a placeholder layout engine on the figure, and
+    ``savefig`` then runs a whole extra draw per file to redo a layout that is
+    already final: a quarter of the time of every PNG and PDF. The files are the
+    same byte for byte without it (checked in the figure tests).
+    """
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    # Only the placeholder: a constrained layout, say, is computed at save time.
+    if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+        fig.set_layout_engine(None)
+
 
 def to_svg(fig) -> str:
     """The figure as an inline ``<svg>`` element (no XML prolog, no external refs).
@@ -431,6 +469,7 @@ def to_svg(fig) -> str:
     because it can carry model labels.
     """
     buf = io.StringIO()
+    _layout_final(fig)
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
     text = text[text.index("<svg"):]
@@ -439,20 +478,37 @@ def to_svg(fig) -> str:
     return f"{text[:head]}\n <title>{title}</title>{text[head:]}"
 
 
-def save(fig, folder: Path, name: str) -> list[str]:
-    """Write ``name.png`` (200 dpi) and ``name.pdf`` (TrueType fonts); return their file names."""
+def save(fig, folder: Path, name: str, formats=("png", "pdf")) -> list[str]:
+    """Write ``name.png`` (200 dpi) and ``name.pdf`` (TrueType fonts); return their file names.
+
+    ``formats`` picks which of the two are written (a PDF costs more than the PNG:
+    matplotlib subsets and embeds the font on every file).
+    """
+    import matplotlib
+
     from rlvr_boundary.io.atomic import atomic_path
 
+    unknown = set(formats) - {"png", "pdf"}
+    if unknown:
+        raise ValueError(f"unknown figure formats {sorted(unknown)}; expected png and/or pdf")
     folder.mkdir(parents=True, exist_ok=True)
+    _layout_final(fig)
     files = []
     for ext, kw in (("png", {"dpi": 200}), ("pdf", {"metadata": {"CreationDate": None}})):
+        if ext not in formats:
+            continue
         path = folder / f"{name}.{ext}"
         with atomic_path(path) as tmp:
-            with pyplot().rc_context({"pdf.fonttype": 42}):
+            with matplotlib.rc_context({"pdf.fonttype": 42}):
                 fig.savefig(tmp, format=ext, **kw)
         files.append(path.name)
     return files
 
 
 def close(fig) -> None:
-    pyplot().close(fig)
+    """Release a figure (pyplot's registry holds only figures made through pyplot)."""
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close(fig)

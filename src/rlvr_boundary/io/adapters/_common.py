@@ -104,8 +104,14 @@ _SINK: contextvars.ContextVar = contextvars.ContextVar("rlvr_boundary_adapter_si
 def streaming(sink):
     """Within this block, the :class:`TableBuilder` of a streaming adapter (``STREAMS``)
     hands every batch of 65,536 rows to ``sink`` instead of holding it; its
-    ``table()`` then returns an empty table with the schema. A verl or
-    limit-of-RLVR dump of millions of samples is reduced as it is read."""
+    ``table()`` then returns an empty table with the schema. A dump of millions
+    of samples (verl, limit-of-RLVR, vLLM generations) or of documents
+    (lm-eval, lighteval) is reduced as it is read.
+
+    A streaming adapter may still return a non-empty count table: the documents
+    it could not stream as rollout rows (lm-eval and lighteval documents scored
+    over several samples; see :class:`Documents`). The caller adds those counts
+    to the streamed ones."""
     token = _SINK.set(sink)
     try:
         yield
@@ -173,6 +179,44 @@ class TableBuilder:
         keep = [c for c in t.column_names
                 if c in self.non_null or (c in ROLLOUT_BY_NAME and ROLLOUT_BY_NAME[c].required)]
         return t.select(keep)
+
+
+class Documents:
+    """Per-document counts of a reader whose documents are single samples or several.
+
+    lm-eval and lighteval score each document on one sample (a verdict: the row
+    is a rollout with its text) or on several (a share: only ``(n, c)`` is
+    known). Holding the whole table, a reader returns the rollout rows when every
+    document has n = 1 and a count table of every document otherwise. Streaming
+    (:func:`streaming`), the single-sample rows go to the sink as they are read
+    and only the documents with n > 1 are kept here, as short ``(id, n, c)``
+    entries with no text, and returned as a count table for the caller to add.
+    Either way every document is counted once, with the same ``n`` and ``c``.
+    """
+
+    def __init__(self, rows: TableBuilder) -> None:
+        self.rows = rows
+        self.ids: list[str] = []
+        self.n: list[int] = []
+        self.c: list[int] = []
+        self.repeated = False
+
+    def add(self, pid: str, n: int, c: int) -> bool:
+        """Record one document; True when its rollout row should be added to ``rows``."""
+        if n > 1:
+            self.repeated = True
+        if n > 1 or self.rows.sink is None:
+            self.ids.append(pid)
+            self.n.append(n)
+            self.c.append(c)
+        return n == 1
+
+    def table(self, label: str) -> pa.Table:
+        """The rollout rows (streamed: none left), or a count table when some n > 1."""
+        rows = self.rows.table()  # streaming: hands the last batch to the sink
+        if not self.repeated:
+            return rows
+        return count_table(self.ids, self.n, self.c, label)
 
 
 def count_table(ids: list[str], n: list[int], c: list[int], model: str) -> pa.Table:

@@ -43,14 +43,16 @@ import pyarrow.parquet as pq
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import (
+    Documents,
     TableBuilder,
     as_text,
     count_from_metric,
-    count_table,
     latest_per_task,
     split_timestamp,
 )
 
+#: Its single-sample rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "lighteval"
 #: Single-sample verdict metrics, in order of preference (n = 1).
 SINGLE = ("extractive_match", "math_verify", "exact_match", "quasi_exact_match", "qem", "em",
@@ -58,6 +60,8 @@ SINGLE = ("extractive_match", "math_verify", "exact_match", "quasi_exact_match",
 _NEW_SAMPLING = re.compile(r"^(avg@n|pass@k)[^:]*:(.*)$")
 _OLD_SAMPLING = re.compile(r"(?:^|_)pass@1:(\d+)_samples$")
 _NEW_COLS = {"doc", "model_response", "metric"}
+#: Rows decoded from the Parquet file at a time (with the streamed rollout rows, what is held).
+READ_ROWS = 4096
 _OLD_COLS = {"predictions", "metrics"}
 
 
@@ -157,7 +161,8 @@ def _row_view(r: dict, path: Path, row: int):
     return pid, gens, {k: v for k, v in metrics.items() if v is not None}, prompt, gold
 
 
-def _read_file(path: Path, task: str, label: str, out: dict, metric: str | None) -> None:
+def _read_file(path: Path, task: str, label: str, docs: Documents,
+               metric: str | None) -> None:
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # noqa: BLE001
@@ -169,7 +174,7 @@ def _read_file(path: Path, task: str, label: str, out: dict, metric: str | None)
     wanted = [c for c in ("doc", "model_response", "metric", "predictions", "metrics", "gold",
                           "example", "full_prompt") if c in names]
     row, seen = 0, {}
-    for batch in pf.iter_batches(batch_size=4096, columns=wanted):
+    for batch in pf.iter_batches(batch_size=READ_ROWS, columns=wanted):
         for r in batch.to_pylist():
             row += 1
             pid, gens, metrics, prompt, gold = _row_view(r, path, row)
@@ -190,13 +195,10 @@ def _read_file(path: Path, task: str, label: str, out: dict, metric: str | None)
                 raise InputError(f"document id {key!r} appears twice (first on row {seen[key]})",
                                  path=path, line=row, field="doc")
             seen[key] = row
-            out["ids"].append(key)
-            out["n"].append(n)
-            out["c"].append(c)
-            if n == 1:
-                out["rows"].add(prompt_id=key, model=label, sample_idx=0, correct=bool(c),
-                                text=gens[0] if gens else None, prompt=as_text(prompt),
-                                gold=as_text(gold))
+            if docs.add(key, n, c):
+                docs.rows.add(prompt_id=key, model=label, sample_idx=0, correct=bool(c),
+                              text=gens[0] if gens else None, prompt=as_text(prompt),
+                              gold=as_text(gold))
     if row == 0:
         raise InputError("table has no rows", path=path)
 
@@ -208,9 +210,8 @@ def read(path: Path, model: str | None = None, *, metric: str | None = None):
     count table ``(prompt_id, model, n, c)``.
     """
     path = Path(path)
-    out = {"ids": [], "n": [], "c": [],
-           "rows": TableBuilder(("prompt_id", "model", "sample_idx", "text", "correct", "prompt",
-                                 "gold"))}
+    docs = Documents(TableBuilder(("prompt_id", "model", "sample_idx", "text", "correct",
+                                   "prompt", "gold")))
     label = model or default_label(path)
     if path.is_dir():
         files = latest_per_task(sorted(path.glob("details_*.parquet")), "details_")
@@ -220,7 +221,5 @@ def read(path: Path, model: str | None = None, *, metric: str | None = None):
     else:
         files = [(split_timestamp(path.stem, "details_")[0], path)]
     for task, f in files:
-        _read_file(f, task, label, out, metric)
-    if all(n == 1 for n in out["n"]):
-        return out["rows"].table()
-    return count_table(out["ids"], out["n"], out["c"], label)
+        _read_file(f, task, label, docs, metric)
+    return docs.table(label)

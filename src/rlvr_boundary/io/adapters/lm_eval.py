@@ -41,10 +41,10 @@ from pathlib import Path
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import (
+    Documents,
     TableBuilder,
     as_text,
     count_from_metric,
-    count_table,
     first_json,
     latest_per_task,
     split_timestamp,
@@ -53,6 +53,8 @@ from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
 log = logging.getLogger(__name__)
 
+#: Its single-sample rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "lm-eval"
 #: Per-document metrics that are a verdict (n = 1) or a mean over samples, in order of preference.
 PREFERRED = ("exact_match", "acc", "pass@1", "math_verify", "correct", "em", "acc_norm")
@@ -123,14 +125,12 @@ def _label_from_results(path: Path) -> str | None:
 
 
 class _State:
-    """Rows gathered over one or several task files."""
+    """Rows gathered over one or several task files (streamed when a sink is set)."""
 
     def __init__(self) -> None:
         self.rows = TableBuilder(("prompt_id", "model", "sample_idx", "text", "answer", "correct",
                                   "prompt", "gold"))
-        self.ids: list[str] = []
-        self.n: list[int] = []
-        self.c: list[int] = []
+        self.docs = Documents(self.rows)
 
 
 def _read_file(path: Path, task: str, label: str, st: _State, filter: str | None,
@@ -169,10 +169,7 @@ def _read_file(path: Path, task: str, label: str, st: _State, filter: str | None
                              f"(first on line {seen[pid]})", path=path, line=line, field="doc_id")
         seen[pid] = line
         used += 1
-        st.ids.append(pid)
-        st.n.append(n)
-        st.c.append(c)
-        if n == 1:
+        if st.docs.add(pid, n, c):
             resps = obj.get("resps")
             raw = resps[0][0] if gen and isinstance(resps, list) and resps and isinstance(
                 resps[0], list) and resps[0] else None
@@ -228,6 +225,4 @@ def read(path: Path, model: str | None = None, *, filter: str | None = None,
         task, _ = split_timestamp(path_stem(path), "samples_")
         label = model or _label_from_results(path) or task
         _read_file(path, task, label, st, filter, metric)
-    if all(n == 1 for n in st.n):
-        return st.rows.table()
-    return count_table(st.ids, st.n, st.c, label)
+    return st.docs.table(label)

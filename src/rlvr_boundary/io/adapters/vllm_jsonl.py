@@ -36,6 +36,8 @@ from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters._common import TableBuilder, as_text, first_json
 from rlvr_boundary.io.rollouts import iter_json_lines, path_stem
 
+#: Its rollout rows can be streamed to a consumer (:func:`~._common.streaming`).
+STREAMS = True
 NAME = "vllm-jsonl"
 _ID_KEYS = ("prompt_id", "id", "request_id")
 
@@ -128,8 +130,18 @@ def _verdict(v, path: Path, line: int, field: str) -> bool:
                      field=field)
 
 
-def read_generations(path: Path, model: str | None = None) -> pa.Table:
-    """Rollout table of the generations; ``correct`` only if every sample carries a verdict."""
+NO_VERDICTS = ("the generations carry no verdicts ('correct' per output, or a 'correct'/'score' "
+               "list per line); grade them first: write them as a rollout table (prompt_id, "
+               "model, sample_idx, text) and run `rlvr-boundary verify`")
+
+
+def read_generations(path: Path, model: str | None = None, *,
+                     require_verdicts: bool = False) -> pa.Table:
+    """Rollout table of the generations; ``correct`` only if every sample carries a verdict.
+
+    ``require_verdicts`` refuses a file whose first sample has no verdict at once,
+    before any row is handed to a streaming consumer.
+    """
     path = Path(path)
     label = model or path_stem(path)
     rows = TableBuilder(("prompt_id", "model", "sample_idx", "text", "correct", "finish_reason",
@@ -156,6 +168,8 @@ def read_generations(path: Path, model: str | None = None) -> pa.Table:
                 verdict = None
             if graded is None:
                 graded = verdict is not None
+                if require_verdicts and not graded:
+                    raise InputError(NO_VERDICTS, path=path, field="correct")
             elif graded != (verdict is not None):
                 raise InputError("some samples carry a verdict and others do not", path=path,
                                  line=line, field="correct")
@@ -174,10 +188,8 @@ def read_generations(path: Path, model: str | None = None) -> pa.Table:
 
 
 def read(path: Path, model: str | None = None) -> pa.Table:
-    t = read_generations(path, model)
-    if "correct" not in t.column_names:
-        raise InputError(
-            "the generations carry no verdicts ('correct' per output, or a 'correct'/'score' "
-            "list per line); grade them first: write them as a rollout table (prompt_id, model, "
-            "sample_idx, text) and run `rlvr-boundary verify`", path=path, field="correct")
+    """The graded generations as a rollout table (streamed to a consumer if one is set)."""
+    t = read_generations(path, model, require_verdicts=True)
+    if "correct" not in t.column_names:  # pragma: no cover - refused at the first sample
+        raise InputError(NO_VERDICTS, path=path, field="correct")
     return t
