@@ -128,10 +128,25 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
             audit, collect_texts(inputs.rollout_paths, shown_pairs(audit)))
     if learned:
         audit["learning"] = learned
+    strategies = _strategies(inputs.rollout_paths, audit, c.labels)
+    if strategies is not None:
+        audit["strategies"] = strategies
     audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows], "notes": list(notes or [])}
     json_path = out_html.with_suffix(".json")
     write_result(json_path, "report", opts, audit)
     return read_result(json_path, kind="report")
+
+
+def _strategies(paths: list, audit: dict, labels: dict) -> dict | None:
+    """The strategy section when the rollout inputs carry a ``strategy`` column."""
+    from rlvr_boundary.analysis.strategies import strategy_section
+    from rlvr_boundary.io.strategies import read_strategy_counts
+
+    got = read_strategy_counts(paths, audit["models"], audit["prompt_ids"], labels=labels)
+    if got is None:
+        return None
+    names, n, c = got
+    return strategy_section(audit["models"], audit["base"], audit["prompt_ids"], names, n, c)
 
 
 def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = None) -> dict:
@@ -165,6 +180,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["entropy_position"] = F.entropy_by_position
     if audit.get("learning"):
         draw["learning"] = F.learning_landed
+    if audit.get("strategies"):
+        draw["strategies"] = F.strategy_shares
     if not audit["comparisons"]:
         draw.pop("difference")
     svgs, files = {}, []

@@ -26,10 +26,14 @@ SECTIONS = [
     ("quality", "Output quality"),
     ("tokens", "Token statistics"),
     ("learning", "Where learning landed"),
+    ("strategies", "Strategies"),
     ("regressions", "Most regressed and improved problems"),
     ("lucky", "Lucky-guess review list"),
     ("provenance", "Provenance"),
 ]
+
+#: Sections shown only when the result has them (rollouts with a strategy column).
+OPTIONAL = ("strategies",)
 
 CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;
@@ -103,7 +107,9 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
                  f"against the base <b>{esc(audit['base'])}</b> on "
                  f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
                  f"{esc(schema_version)}.</p>")
-    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
+    # Sections that apply only to some inputs (strategies) are left out when empty.
+    shown = [(sid, t) for sid, t in SECTIONS if sid not in OPTIONAL or audit.get(sid)]
+    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in shown)
                  + "</nav>")
     body = {
         "summary": _summary(audit),
@@ -117,11 +123,12 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "quality": _quality(audit),
         "tokens": _tokens(audit, svgs),
         "learning": _learning(audit, svgs),
+        "strategies": _strategies(audit, svgs),
         "regressions": _regressions(audit, texts),
         "lucky": _lucky(audit, texts),
         "provenance": _provenance(provenance, options, figure_files),
     }
-    for sid, title in SECTIONS:
+    for sid, title in shown:
         parts.append(f'<section id="{sid}"><h2>{esc(title)}</h2>{body[sid]}</section>')
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -358,6 +365,49 @@ def _learning(a: dict, svgs: dict) -> str:
         fell = W.learning_entropy_sentence(res)
         if fell:
             out.append(f"<p>{esc(fell)}</p>")
+    return "".join(out)
+
+
+def _strategies(a: dict, svgs: dict) -> str:
+    """Strategy mixture, accuracy per strategy, and the problems only minority strategies solve."""
+    st = a.get("strategies")
+    if not st:
+        return ""
+    models, names = a["models"], st["strategies"]
+    out = [f"<p>{esc(W.STRATEGY_INTRO)}</p>"]
+    for m in a["checkpoints"]:
+        out.append(f"<p>{esc(W.strategy_mixture_sentence(st, a['base'], m))}</p>")
+        s = W.strategy_minority_sentence(st, a["base"], m)
+        if s:
+            out.append(f"<p>{esc(s)}</p>")
+    out.append(_figure(svgs, "strategies", "Share of samples by strategy, per model."))
+
+    def cell(d, s):
+        v = st["models"][m]
+        return "–" if v[d][s] is None else f"{v[d][s]:.3f}"
+
+    rows = []
+    for m in models:
+        rows.append([esc(m), f"{st['models'][m]['samples']:,}",
+                     *[f"{cell('shares', s)} / {cell('accuracy', s)}" for s in names]])
+    out.append("<p>Share of samples / accuracy of those samples, per strategy:</p>"
+               + _table(["model", "samples", *names], rows))
+    rows = [[esc(s), str(st["solves"][s]), str(d["problems"]),
+             *[str(d["reached"][m]) for m in models]] for s, d in st["only"].items()]
+    out.append("<p>Problems each strategy solves, those only it solves, and how many of the "
+               "latter each model reaches (at least one correct sample):</p>"
+               + _table(["strategy", "solves", "only it", *[f"reached by {m}" for m in models]],
+                        rows))
+    mo = st.get("minority_only")
+    if mo and mo["rows"]:
+        rows = [[esc(r["prompt_id"]), esc(", ".join(r["solved_by"])),
+                 *[f"{r['correct'][m][0]}/{r['correct'][m][1]}" for m in models]]
+                for r in mo["rows"]]
+        more = mo["problems"] - len(mo["rows"])
+        out.append(f"<details><summary>Problems solved only by strategies other than "
+                   f"{esc(st['majority'])}: correct / samples per model"
+                   f"{f' (first {len(rows)}; {more} more)' if more > 0 else ''}</summary>"
+                   + _table(["prompt", "solved by", *models], rows) + "</details>")
     return "".join(out)
 
 

@@ -269,3 +269,36 @@ def learning_entropy_sentence(res: dict) -> str | None:
     items = ", ".join(f"{r['token']!r} {r['mean_dentropy']:+.3f}" for r in rows[:8])
     return (f"Tokens whose entropy fell most, mean ΔH at the steps that produced them, at least "
             f"{res['settings']['min_count']} occurrences: {items}.")
+
+
+#: What the strategy section measures.
+STRATEGY_INTRO = ("Each sample names the solution strategy it used (the rollouts' strategy "
+                  "column). A strategy solves a problem when at least one sample of any model "
+                  "that used it is correct there; the majority strategy is the base model's most "
+                  "frequent one. Problems that only minority strategies solve are the ones a "
+                  "model tilted towards the majority strategy loses first (No Free Lunch in "
+                  "RLVR: every pass@1 gain has a pass@k price).")
+
+
+def strategy_mixture_sentence(st: dict, base: str, model: str) -> str:
+    """How a checkpoint's strategy mixture moved from the base's, largest shift first."""
+    b, m = st["models"][base]["shares"], st["models"][model]["shares"]
+    moves = sorted(((s, (m[s] or 0.0) - (b[s] or 0.0)) for s in st["strategies"]),
+                   key=lambda t: -abs(t[1]))
+    parts = [f"{s} {100 * (b[s] or 0):.0f}% -> {100 * (m[s] or 0):.0f}%" for s, _ in moves]
+    up = [s for s, d in moves if d > 0]
+    lead = f"most towards {up[0]}" if up else "with no strategy gaining"
+    return f"{model} moved its strategy mixture {lead}: " + ", ".join(parts) + "."
+
+
+def strategy_minority_sentence(st: dict, base: str, model: str) -> str | None:
+    """How many minority-only problems a checkpoint still reaches, against the base."""
+    mo = st.get("minority_only")
+    if not mo or not mo["problems"]:
+        return None
+    X = mo["problems"]
+    rb, rm = mo["reached"][base], mo["reached"][model]
+    ab, am = mo["accuracy"][base], mo["accuracy"][model]
+    return (f"{X} problem{'s' if X != 1 else ''} {'are' if X != 1 else 'is'} solved only by "
+            f"strategies other than {st['majority']}: {model} reaches {rm} of them (the base "
+            f"{rb}), with mean accuracy {am:.3f} on them (the base {ab:.3f}).")
