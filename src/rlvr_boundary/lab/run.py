@@ -207,6 +207,8 @@ def run(cfg: LabConfig, out: str | Path, *, console=None, base_from: str | Path 
         steps = steps[-1:]
     labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
     with clock.stage("sample"):
+        if base_from is not None:
+            copy_base_rollouts(cfg, base_from, out, say)
         _stage_sample(cfg, out, labels, say, progress)
     with clock.stage("report", accumulate=False):
         audit = _stage_report(cfg, out, say)
@@ -301,6 +303,51 @@ def copy_base(cfg: LabConfig, src: str | Path, out: Path, say=None) -> bool:
     tmp.rename(out / "base")
     if say is not None:
         say(f"base model: copied from {src / 'base'}")
+    return True
+
+
+#: Options that decide the base model's audit samples (with the base itself).
+SAMPLE_OPTIONS = (*BASE_OPTIONS, "n_eval_triples", "eval_prompts", "n_samples")
+
+
+def copy_base_rollouts(cfg: LabConfig, src: str | Path, out: Path, say=None) -> bool:
+    """Copy the base model's rollout shard of ``src`` when it is exactly what ``out`` would sample.
+
+    Every audit sample is drawn from its own seed (seed, prompt, sample index), so
+    the base's shard depends only on the base weights, the problems, the sampling
+    options and the transformers version. It is copied only when all of these are
+    equal (the weights by hash); otherwise nothing is copied and the base is
+    sampled as usual. Returns whether it copied.
+    """
+    import shutil
+
+    import transformers
+
+    from rlvr_boundary.io.rollouts import sha256_of
+
+    src = Path(src)
+    shard, man_path = src / "rollouts" / "part-base.parquet", src / "rollouts" / "manifest.json"
+    dest = out / "rollouts" / "part-base.parquet"
+    if dest.exists() or not shard.exists() or not man_path.exists():
+        return False
+    theirs = json.loads((src / "lab_config.json").read_text(encoding="utf-8"))
+    from rlvr_boundary.io.results import to_jsonable
+
+    ours = json.loads(json.dumps(to_jsonable(dataclasses.asdict(cfg))))
+    man = json.loads(man_path.read_text(encoding="utf-8"))
+    same = (all(theirs.get(k) == ours.get(k) for k in SAMPLE_OPTIONS)
+            and theirs["grpo"]["max_new_tokens"] == cfg.grpo.max_new_tokens
+            and man.get("engine_version") == transformers.__version__
+            and man.get("models", {}).get("base", {}).get("model_hash")
+            == sha256_of(out / "base" / "model.safetensors"))
+    if not same:
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.copy2(shard, tmp)
+    tmp.rename(dest)
+    if say is not None:
+        say(f"base rollouts: copied from {shard} (same weights, problems and seeds)")
     return True
 
 
