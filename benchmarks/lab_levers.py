@@ -12,7 +12,7 @@ Usage::
     python benchmarks/lab_levers.py run --root /tmp/levers [--base-from lab-full]
     python benchmarks/lab_levers.py table --root /tmp/levers [--json levers.json]
 
-``run`` skips finished runs (each is a resumable lab folder) and records the
+``run`` skips finished runs (``--worker I/N`` splits the plan between parallel loops) (each is a resumable lab folder) and records the
 wall and CPU seconds of each; ``table`` prints the markdown table of docs/lab.md
 (mean and range over RL seeds) and writes the per-run numbers as JSON.
 About 60 CPU seconds per run on one core (GRPO 15-30, sampling 2 x 16, report).
@@ -42,30 +42,28 @@ LEVERS: list[tuple[str, list[str]]] = [
     ("GRPO, G = 4", ["--group-size", "4"]),
     ("GRPO, G = 16", ["--group-size", "16"]),
 ]
-#: RL seeds per lever, run in rounds (every lever's seed 0 first, then seed 1, ...).
-SEEDS = {name: (0, 1, 2) if i < 4 else (0, 1) for i, (name, _) in enumerate(LEVERS)}
+#: The order of the runs (lever index, RL seed): every lever once, then more seeds of the
+#: main four, then second seeds of the rest, so a stopped loop still fills the table.
+ORDER = ([(i, 0) for i in (0, 1, 2, 3, 4, 5, 6, 8, 7, 9, 11, 10)]
+         + [(i, s) for s in (1, 2) for i in range(4)]
+         + [(i, 1) for i in range(4, len(LEVERS))])
 
 
 def slug(name: str, seed: int) -> str:
-    keep = "".join(c if c.isalnum() else "-" for c in name.lower())
+    keep = "".join(c if c.isalnum() else "-" for c in name.lower().replace("++", "pp"))
     return "-".join(p for p in keep.split("-") if p) + f"-s{seed}"
 
 
 def plan() -> list[tuple[str, int, list[str]]]:
-    rounds = max(len(s) for s in SEEDS.values())
-    out = []
-    for r in range(rounds):
-        for name, args in LEVERS:
-            if r < len(SEEDS[name]):
-                out.append((name, SEEDS[name][r], args))
-    return out
+    return [(LEVERS[i][0], seed, LEVERS[i][1]) for i, seed in ORDER]
 
 
 def cmd_run(ns) -> int:
     root = Path(ns.root)
     root.mkdir(parents=True, exist_ok=True)
     base = ns.base_from
-    for name, seed, extra in plan():
+    w, n_workers = (int(v) for v in ns.worker.split("/"))
+    for name, seed, extra in plan()[w::n_workers]:
         out = root / slug(name, seed)
         if (out / "lab_result.json").exists():
             base = base or str(out)
@@ -94,6 +92,8 @@ def main(argv=None) -> int:
     r.add_argument("--root", required=True)
     r.add_argument("--base-from", help="a finished full-preset run (seed 0) to copy the base from")
     r.add_argument("--quiet", action="store_true")
+    r.add_argument("--worker", default="0/1", metavar="I/N",
+                   help="run only every N-th run of the plan, from the I-th (parallel loops)")
     t = sub.add_parser("table")
     t.add_argument("--root", required=True)
     t.add_argument("--json", help="write the per-run and per-lever numbers here")
