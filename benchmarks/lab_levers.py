@@ -101,8 +101,75 @@ def main(argv=None) -> int:
     return cmd_run(ns) if ns.cmd == "run" else cmd_table(ns)
 
 
+def run_numbers(folder: Path) -> dict:
+    """The lever-table numbers of one finished run folder."""
+    from rlvr_boundary.report.words import ranges
+
+    d = json.loads((folder / "lab_result.json").read_text(encoding="utf-8"))
+    last = d["final_checkpoint"]
+    gain, loss = d.get("gain_budgets") or [], d.get("loss_budgets") or []
+    verdict = "; ".join(x for x in (f"gain at {ranges(gain)}" if gain else "no supported gain",
+                                    f"loss at {ranges(loss)}" if loss else "no supported loss"))
+    t = json.loads((folder / "timings.json").read_text(encoding="utf-8"))
+    return {"pass_at_1": d["pass_at_1"]["rl"], "pass_at_K": d["pass_at_K"]["rl"],
+            "K": d["pass_at_K"]["K"], "base_pass_at_1": d["pass_at_1"]["base"],
+            "base_pass_at_K": d["pass_at_K"]["base"], "price": d["price"]["points"],
+            "price_k": d["price"]["k"], "k_star": d["k_star"], "verdict": verdict,
+            "loss_supported_at_K": d["loss_supported_at_K"],
+            "shares": d["strategy"]["shares"][last],
+            "cpu_s": sum(v["cpu_s"] for v in t.values()), "options": d["options"]}
+
+
+def _spread(xs: list[float], scale: float = 1.0, digits: int = 3) -> str:
+    xs = [x * scale for x in xs]
+    m = sum(xs) / len(xs)
+    if len(xs) == 1:
+        return f"{m:.{digits}f}"
+    return f"{m:.{digits}f} ({min(xs):.{digits}f}-{max(xs):.{digits}f})"
+
+
 def cmd_table(ns) -> int:
-    raise NotImplementedError
+    root = Path(ns.root)
+    groups: dict[str, list[tuple[int, dict]]] = {}
+    for name, seed, _ in plan():
+        folder = root / slug(name, seed)
+        if (folder / "lab_result.json").exists():
+            groups.setdefault(name, []).append((seed, run_numbers(folder)))
+    if not groups:
+        print("no finished runs under", root)
+        return 1
+    first = next(iter(groups.values()))[0][1]
+    K = first["K"]
+    print(f"base: pass@1 {first['base_pass_at_1']:.3f}, pass@{K} {first['base_pass_at_K']:.3f}\n")
+    print(f"| run | RL seeds | pass@1 | pass@{K} | price (points, at k) | k* | band verdict "
+          "| add / mul / sub |")
+    print("|---|---|---|---|---|---|---|---|")
+    out = {"K": K, "base": {"pass_at_1": first["base_pass_at_1"],
+                            "pass_at_K": first["base_pass_at_K"]}, "levers": {}}
+    for name, _ in LEVERS:
+        runs = groups.get(name)
+        if not runs:
+            continue
+        rs = [r for _, r in runs]
+        seeds = ", ".join(str(s) for s, _ in runs)
+        price = _spread([r["price"] for r in rs], digits=1) + " at " + \
+            "/".join(str(r["price_k"]) for r in rs)
+        kstar = "/".join(str(r["k_star"]) for r in rs)
+        verdicts = sorted({r["verdict"] for r in rs})
+        verdict = verdicts[0] if len(verdicts) == 1 else " \\| ".join(
+            f"{v} ({sum(r['verdict'] == v for r in rs)})" for v in verdicts)
+        mix = " / ".join(f"{sum(r['shares'].get(s, 0) for r in rs) / len(rs):.2f}"
+                         for s in ("add", "mul", "sub"))
+        print(f"| {name} | {seeds} | {_spread([r['pass_at_1'] for r in rs])} | "
+              f"{_spread([r['pass_at_K'] for r in rs])} | {price} | {kstar} | {verdict} | {mix} |")
+        out["levers"][name] = {"runs": {str(s): {k: v for k, v in r.items() if k != "options"}
+                                        for s, r in runs}}
+    cpu = sum(r["cpu_s"] for runs in groups.values() for _, r in runs)
+    n = sum(len(v) for v in groups.values())
+    print(f"\n{n} runs, {cpu / 60:.1f} CPU minutes in total")
+    if ns.json:
+        Path(ns.json).write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":
