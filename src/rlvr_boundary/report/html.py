@@ -32,9 +32,6 @@ SECTIONS = [
     ("provenance", "Provenance"),
 ]
 
-#: Sections shown only when the result has them (rollouts with a strategy column).
-OPTIONAL = ("strategies",)
-
 CSS = """
 body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1060px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}
@@ -107,9 +104,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
                  f"against the base <b>{esc(audit['base'])}</b> on "
                  f"{audit['n_prompts']} problems; rlvr-boundary {esc(version)}, schema "
                  f"{esc(schema_version)}.</p>")
-    # Sections that apply only to some inputs (strategies) are left out when empty.
-    shown = [(sid, t) for sid, t in SECTIONS if sid not in OPTIONAL or audit.get(sid)]
-    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in shown)
+    parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in SECTIONS)
                  + "</nav>")
     body = {
         "summary": _summary(audit),
@@ -128,7 +123,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "lucky": _lucky(audit, texts),
         "provenance": _provenance(provenance, options, figure_files),
     }
-    for sid, title in shown:
+    for sid, title in SECTIONS:
         parts.append(f'<section id="{sid}"><h2>{esc(title)}</h2>{body[sid]}</section>')
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -372,7 +367,7 @@ def _strategies(a: dict, svgs: dict) -> str:
     """Strategy mixture, accuracy per strategy, and the problems only minority strategies solve."""
     st = a.get("strategies")
     if not st:
-        return ""
+        return _missing(esc(W.STRATEGY_MISSING))
     models, names = a["models"], st["strategies"]
     out = [f"<p>{esc(W.STRATEGY_INTRO)}</p>"]
     for m in a["checkpoints"]:

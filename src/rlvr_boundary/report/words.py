@@ -271,6 +271,11 @@ def learning_entropy_sentence(res: dict) -> str | None:
             f"{res['settings']['min_count']} occurrences: {items}.")
 
 
+#: Said where the strategy section has no data.
+STRATEGY_MISSING = ("The strategy view needs a 'strategy' column in the rollout table: the name of "
+                    "the solution strategy each sample used (the lab's rollouts have one; a "
+                    "parser of your own can fill it). These inputs do not have it.")
+
 #: What the strategy section measures.
 STRATEGY_INTRO = ("Each sample names the solution strategy it used (the rollouts' strategy "
                   "column). A strategy solves a problem when at least one sample of any model "
