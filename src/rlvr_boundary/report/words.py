@@ -290,7 +290,9 @@ def strategy_mixture_sentence(st: dict, base: str, model: str) -> str:
     b, m = st["models"][base]["shares"], st["models"][model]["shares"]
     moves = sorted(((s, (m[s] or 0.0) - (b[s] or 0.0)) for s in st["strategies"]),
                    key=lambda t: -abs(t[1]))
-    parts = [f"{s} {100 * (b[s] or 0):.0f}% -> {100 * (m[s] or 0):.0f}%" for s, _ in moves]
+    # strategies under half a percent in both models are left out of the sentence
+    parts = [f"{s} {100 * (b[s] or 0):.0f}% -> {100 * (m[s] or 0):.0f}%" for s, _ in moves
+             if max(b[s] or 0, m[s] or 0) >= 0.005]
     up = [s for s, d in moves if d > 0]
     lead = f"most towards {up[0]}" if up else "with no strategy gaining"
     return f"{model} moved its strategy mixture {lead}: " + ", ".join(parts) + "."
