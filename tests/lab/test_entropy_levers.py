@@ -136,3 +136,33 @@ def test_copy_base_refuses_other_pretraining(tmp_path):
         assert not (dest / "base").exists()
     with pytest.raises(InputError, match="finished base"):
         copy_base(cfg, tmp_path / "nowhere", tmp_path / "x")
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_lever_run_reuses_the_base_and_samples_only_the_last_checkpoint(tmp_path):
+    """Two quick runs: the second copies the first's base and base rollouts (byte for byte),
+    trains with another RL seed and samples the base and its last checkpoint only."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.cli import main
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert main(["lab", "run", "--preset", "quick", "--out", str(first)]) == 0
+    assert main(["lab", "run", "--preset", "quick", "--out", str(second), "--base-from",
+                 str(first), "--rl-seed", "1", "--sample", "last"]) == 0
+    assert (second / "base" / "model.safetensors").read_bytes() == \
+        (first / "base" / "model.safetensors").read_bytes()
+    assert (second / "rollouts" / "part-base.parquet").read_bytes() == \
+        (first / "rollouts" / "part-base.parquet").read_bytes()
+    assert sorted(p.name for p in (second / "rollouts").glob("part-*.parquet")) == \
+        ["part-base.parquet", "part-step-6.parquet"]
+    assert json.loads((second / "timings.json").read_text())["pretrain"]["cpu_s"] < 5
+    a = pq.read_table(first / "rollouts" / "part-step-6.parquet").column("text").to_pylist()
+    b = pq.read_table(second / "rollouts" / "part-step-6.parquet").column("text").to_pylist()
+    assert a != b  # another RL seed trained another policy
+    doc = json.loads((second / "lab_result.json").read_text())
+    assert doc["options"]["grpo"]["seed"] == 1 and doc["options"]["sample"] == "last"
+    assert set(doc["pass_at_1_by_checkpoint"]) == {"base", "step-6"}
