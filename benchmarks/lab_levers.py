@@ -12,7 +12,8 @@ Usage::
     python benchmarks/lab_levers.py run --root /tmp/levers [--base-from lab-full]
     python benchmarks/lab_levers.py table --root /tmp/levers [--json levers.json]
 
-``run`` skips finished runs (``--worker I/N`` splits the plan between parallel loops) (each is a resumable lab folder) and records the
+``run`` skips finished runs and runs another loop has claimed (start several loops to
+run in parallel) (each is a resumable lab folder) and records the
 wall and CPU seconds of each; ``table`` prints the markdown table of docs/lab.md
 (mean and range over RL seeds) and writes the per-run numbers as JSON.
 About 60 CPU seconds per run on one core (GRPO 15-30, sampling 2 x 16, report).
@@ -44,8 +45,9 @@ LEVERS: list[tuple[str, list[str]]] = [
 ]
 #: The order of the runs (lever index, RL seed): every lever once, then more seeds of the
 #: main four, then second seeds of the rest, so a stopped loop still fills the table.
-ORDER = ([(i, 0) for i in (0, 1, 2, 3, 4, 5, 6, 8, 7, 9, 11, 10)]
-         + [(i, s) for s in (1, 2) for i in range(4)]
+ORDER = ([(i, 0) for i in (0, 1, 2, 3, 4, 5)]
+         + [(i, 1) for i in range(4)] + [(6, 0), (8, 0)]
+         + [(i, 2) for i in range(4)] + [(11, 0), (10, 0), (7, 0), (9, 0)]
          + [(i, 1) for i in range(4, len(LEVERS))])
 
 
@@ -62,12 +64,13 @@ def cmd_run(ns) -> int:
     root = Path(ns.root)
     root.mkdir(parents=True, exist_ok=True)
     base = ns.base_from
-    w, n_workers = (int(v) for v in ns.worker.split("/"))
-    for name, seed, extra in plan()[w::n_workers]:
+    for name, seed, extra in plan():
         out = root / slug(name, seed)
         if (out / "lab_result.json").exists():
             base = base or str(out)
             continue
+        if not _claim(root / f"{out.name}.claim"):
+            continue  # another loop is running it
         argv = [sys.executable, "-m", "rlvr_boundary.cli", "lab", "run", "--preset", "full",
                 "--sample", "last", "--rl-seed", str(seed), "--out", str(out), *extra]
         if base:
@@ -85,6 +88,25 @@ def cmd_run(ns) -> int:
     return 0
 
 
+def _claim(path: Path) -> bool:
+    """Claim a run for this loop: a file holding our pid (a dead loop's claim is taken over)."""
+    import os
+
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            pid = int(path.read_text() or 0)
+            os.kill(pid, 0)
+            return pid == os.getpid()
+        except (ValueError, ProcessLookupError, PermissionError):
+            path.write_text(str(os.getpid()))
+            return True
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    return True
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -92,8 +114,6 @@ def main(argv=None) -> int:
     r.add_argument("--root", required=True)
     r.add_argument("--base-from", help="a finished full-preset run (seed 0) to copy the base from")
     r.add_argument("--quiet", action="store_true")
-    r.add_argument("--worker", default="0/1", metavar="I/N",
-                   help="run only every N-th run of the plan, from the I-th (parallel loops)")
     t = sub.add_parser("table")
     t.add_argument("--root", required=True)
     t.add_argument("--json", help="write the per-run and per-lever numbers here")
