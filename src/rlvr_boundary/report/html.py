@@ -377,14 +377,13 @@ def _strategies(a: dict, svgs: dict) -> str:
             out.append(f"<p>{esc(s)}</p>")
     out.append(_figure(svgs, "strategies", "Share of samples by strategy, per model."))
 
-    def cell(d, s):
-        v = st["models"][m]
-        return "–" if v[d][s] is None else f"{v[d][s]:.3f}"
+    def cell(m, d, s):
+        v = st["models"][m][d][s]
+        return "–" if v is None else f"{v:.3f}"
 
-    rows = []
-    for m in models:
-        rows.append([esc(m), f"{st['models'][m]['samples']:,}",
-                     *[f"{cell('shares', s)} / {cell('accuracy', s)}" for s in names]])
+    rows = [[esc(m), f"{st['models'][m]['samples']:,}",
+             *[f"{cell(m, 'shares', s)} / {cell(m, 'accuracy', s)}" for s in names]]
+            for m in models]
     out.append("<p>Share of samples / accuracy of those samples, per strategy:</p>"
                + _table(["model", "samples", *names], rows))
     rows = [[esc(s), str(st["solves"][s]), str(d["problems"]),
