@@ -46,8 +46,8 @@ LEVERS: list[tuple[str, list[str]]] = [
 #: The order of the runs (lever index, RL seed): every lever once, then more seeds of the
 #: main four, then second seeds of the rest, so a stopped loop still fills the table.
 ORDER = ([(i, 0) for i in (0, 1, 2, 3, 4, 5)]
-         + [(i, 1) for i in range(4)] + [(6, 0), (8, 0)]
-         + [(i, 2) for i in range(4)] + [(11, 0), (10, 0), (7, 0), (9, 0)]
+         + [(i, 1) for i in range(4)] + [(6, 0), (8, 0), (10, 0)]
+         + [(i, 2) for i in range(4)] + [(9, 0), (11, 0), (7, 0)]
          + [(i, 1) for i in range(4, len(LEVERS))])
 
 
