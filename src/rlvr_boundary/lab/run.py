@@ -86,7 +86,8 @@ class LabConfig:
     """Torch CPU threads (1: on a shared machine, more threads mostly spin and wait)."""
     sample: str = "all"
     """Which models the audit samples: all (the base and every checkpoint) or last (the
-    base and the last checkpoint only: enough for a table of runs, a third of the cost)."""
+    base and the last checkpoint only: enough for a table of runs, two models instead of
+    five in the full preset)."""
 
     def __post_init__(self) -> None:
         for name, cls in (("model", ModelConfig), ("pretrain", PretrainConfig),
@@ -118,10 +119,9 @@ class LabConfig:
             grpo["shaping"] = overrides.pop("shaping")
         if "kl_coef" in overrides:
             grpo["kl_coef"] = overrides.pop("kl_coef")
-        for name in ("group_size",):
-            if overrides.get(name) is not None:
-                grpo[name] = overrides.pop(name)
-            overrides.pop(name, None)
+        group_size = overrides.pop("group_size", None)
+        if group_size is not None:
+            grpo["group_size"] = group_size
         # The RL seed alone (problem draws and rollouts of GRPO): the base, the audit's
         # problems and its sampling seeds stay those of ``seed``.
         rl_seed = overrides.pop("rl_seed", None)
