@@ -42,6 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also copy the rollouts and numbers into DIR as the report's 'lab' "
                         "example (how the shipped example is made)")
     r.add_argument("--threads", type=int, default=1, help="torch CPU threads (1)")
+    r.add_argument("--rl-seed", type=int, metavar="N",
+                   help="seed of the RL stage only (default: --seed); the base, the audit's "
+                        "problems and its sampling stay those of --seed")
+    r.add_argument("--group-size", type=int, metavar="G",
+                   help="completions per problem in RL (default: the preset's)")
+    r.add_argument("--base-from", metavar="DIR",
+                   help="copy the pretrained base of another run folder instead of "
+                        "pretraining (its seed, model and pretraining options must match)")
+    r.add_argument("--sample", default="all", choices=["all", "last"],
+                   help="which models the audit samples: all checkpoints, or the base and "
+                        "the last checkpoint only (for tables of many runs) (all)")
     r.set_defaults(func=run)
 
 
@@ -65,10 +76,12 @@ def run(args: argparse.Namespace) -> int:
                                 position=args.position_shaping,
                                 pos_window=None if args.position_shaping else (200, 300))
         cfg = LabConfig.from_preset(args.preset, experiment=args.experiment, seed=args.seed,
-                                    threads=args.threads, shaping=shaping, kl_coef=args.kl)
+                                    threads=args.threads, shaping=shaping, kl_coef=args.kl,
+                                    rl_seed=args.rl_seed, group_size=args.group_size,
+                                    sample=args.sample)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    doc = run_lab(cfg, args.out, console=console)
+    doc = run_lab(cfg, args.out, console=console, base_from=args.base_from)
     if "headline" in doc:  # the experiments other than narrowing say their own numbers
         for line in doc["headline"]:
             console.print(line)

@@ -32,7 +32,6 @@ from rlvr_boundary.lab import task as T
 from rlvr_boundary.lab.grpo import GRPOConfig
 from rlvr_boundary.lab.model import ModelConfig
 from rlvr_boundary.lab.pretrain import PretrainConfig
-from rlvr_boundary.shaping import ShapingConfig
 
 #: Options of each preset (the fields of :class:`LabConfig` they set).
 PRESETS: dict[str, dict] = {
@@ -86,6 +85,10 @@ class LabConfig:
     """Gaussian multipliers of the simultaneous band."""
     threads: int = 1
     """Torch CPU threads (1: on a shared machine, more threads mostly spin and wait)."""
+    sample: str = "all"
+    """Which models the audit samples: all (the base and every checkpoint) or last (the
+    base and the last checkpoint only: enough for a table of runs, two models instead of
+    five in the full preset)."""
 
     def __post_init__(self) -> None:
         for name, cls in (("model", ModelConfig), ("pretrain", PretrainConfig),
@@ -102,6 +105,8 @@ class LabConfig:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         if self.n_samples < 2 or self.bootstrap < 2:
             raise ValueError("n_samples and bootstrap must be >= 2")
+        if self.sample not in ("all", "last"):
+            raise ValueError(f"sample must be 'all' or 'last', got {self.sample!r}")
 
     @classmethod
     def from_preset(cls, preset: str, **overrides) -> "LabConfig":
@@ -115,11 +120,18 @@ class LabConfig:
             grpo["shaping"] = overrides.pop("shaping")
         if "kl_coef" in overrides:
             grpo["kl_coef"] = overrides.pop("kl_coef")
+        group_size = overrides.pop("group_size", None)
+        if group_size is not None:
+            grpo["group_size"] = group_size
+        # The RL seed alone (problem draws and rollouts of GRPO): the base, the audit's
+        # problems and its sampling seeds stay those of ``seed``.
+        rl_seed = overrides.pop("rl_seed", None)
+        grpo["seed"] = seed if rl_seed is None else rl_seed
         kw = {k: v for k, v in p.items() if k not in ("model", "pretrain", "grpo")}
         kw.update(overrides)
         return cls(preset=preset, model=ModelConfig(**p["model"]),
                    pretrain=PretrainConfig(**p["pretrain"], seed=seed),
-                   grpo=GRPOConfig(**grpo, seed=seed), **kw)
+                   grpo=GRPOConfig(**grpo), **kw)
 
 
 def eval_problems(cfg: LabConfig) -> list[T.Problem]:
@@ -160,8 +172,14 @@ class _Clock:
         return _Ctx()
 
 
-def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
-    """Run (or resume) the lab in ``out``; return the ``lab_result.json`` document."""
+def run(cfg: LabConfig, out: str | Path, *, console=None, base_from: str | Path | None = None
+        ) -> dict:
+    """Run (or resume) the lab in ``out``; return the ``lab_result.json`` document.
+
+    ``base_from`` is another run folder whose pretrained base is copied instead of
+    pretraining again (pretraining is deterministic, so the copy equals a fresh base);
+    its pretraining options must equal ``cfg``'s (:func:`copy_base`).
+    """
     torch = require("torch", "hf", "the lab")
     from rlvr_boundary.console import progress
     from rlvr_boundary.io.results import to_jsonable, write_result
@@ -187,6 +205,8 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
             _stage_base(cfg, out, say, progress, extra_texts=tokenizer_texts(cfg))
         return run_distillation(cfg, out, clock, say, progress)
     with clock.stage("pretrain"):
+        if base_from is not None:
+            copy_base(cfg, base_from, out, say)
         _stage_base(cfg, out, say, progress)
     if cfg.experiment == "token-replacement":
         from rlvr_boundary.lab.replace import run_replacement
@@ -194,8 +214,12 @@ def run(cfg: LabConfig, out: str | Path, *, console=None) -> dict:
         return run_replacement(cfg, out, clock, say, progress)
     with clock.stage("rl"):
         steps = _stage_rl(cfg, out, say, progress)
+    if cfg.sample == "last":
+        steps = steps[-1:]
     labels = {"base": out / "base", **{f"step-{s}": out / "rl" / f"step-{s}" for s in steps}}
     with clock.stage("sample"):
+        if base_from is not None:
+            copy_base_rollouts(cfg, base_from, out, say)
         _stage_sample(cfg, out, labels, say, progress)
     with clock.stage("report", accumulate=False):
         audit = _stage_report(cfg, out, say)
@@ -249,6 +273,93 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
         shutil.rmtree(dest)
     tmp.rename(dest)
     return dest
+
+
+#: Options that decide the pretrained base (tokenizer corpus, initialisation, pretraining).
+BASE_OPTIONS = ("seed", "model", "pretrain")
+
+
+def copy_base(cfg: LabConfig, src: str | Path, out: Path, say=None) -> bool:
+    """Copy the finished base of the run folder ``src`` into ``out/base``.
+
+    Refuses (``InputError``) a folder without a finished base, or whose options in
+    ``BASE_OPTIONS`` differ from ``cfg``'s: then the base would not be the one this
+    run's options would pretrain. Returns False when ``out`` already has a base.
+    """
+    import shutil
+
+    from rlvr_boundary.lab.model import is_complete
+
+    src = Path(src)
+    if is_complete(out / "base"):
+        return False
+    cfg_path = src / "lab_config.json"
+    if not cfg_path.exists() or not is_complete(src / "base"):
+        raise InputError("--base-from needs a lab run folder with a finished base model",
+                         path=src)
+    theirs = json.loads(cfg_path.read_text(encoding="utf-8"))
+    from rlvr_boundary.io.results import to_jsonable
+
+    ours = json.loads(json.dumps(to_jsonable(dataclasses.asdict(cfg))))
+    differ = [k for k in BASE_OPTIONS if theirs.get(k) != ours.get(k)]
+    if differ:
+        raise InputError(f"its base was pretrained with other options ({', '.join(differ)} "
+                         "differ); pretrain this run's own base instead", path=cfg_path)
+    tmp = out / "base.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    shutil.copytree(src / "base", tmp)
+    if (out / "base").exists():
+        shutil.rmtree(out / "base")
+    tmp.rename(out / "base")
+    if say is not None:
+        say(f"base model: copied from {src / 'base'}")
+    return True
+
+
+#: Options that decide the base model's audit samples (with the base itself).
+SAMPLE_OPTIONS = (*BASE_OPTIONS, "n_eval_triples", "eval_prompts", "n_samples")
+
+
+def copy_base_rollouts(cfg: LabConfig, src: str | Path, out: Path, say=None) -> bool:
+    """Copy the base model's rollout shard of ``src`` when it is exactly what ``out`` would sample.
+
+    Every audit sample is drawn from its own seed (seed, prompt, sample index), so
+    the base's shard depends only on the base weights, the problems, the sampling
+    options and the transformers version. It is copied only when all of these are
+    equal (the weights by hash); otherwise nothing is copied and the base is
+    sampled as usual. Returns whether it copied.
+    """
+    import shutil
+
+    import transformers
+
+    from rlvr_boundary.io.rollouts import sha256_of
+
+    src = Path(src)
+    shard, man_path = src / "rollouts" / "part-base.parquet", src / "rollouts" / "manifest.json"
+    dest = out / "rollouts" / "part-base.parquet"
+    if dest.exists() or not shard.exists() or not man_path.exists():
+        return False
+    theirs = json.loads((src / "lab_config.json").read_text(encoding="utf-8"))
+    from rlvr_boundary.io.results import to_jsonable
+
+    ours = json.loads(json.dumps(to_jsonable(dataclasses.asdict(cfg))))
+    man = json.loads(man_path.read_text(encoding="utf-8"))
+    same = (all(theirs.get(k) == ours.get(k) for k in SAMPLE_OPTIONS)
+            and theirs["grpo"]["max_new_tokens"] == cfg.grpo.max_new_tokens
+            and man.get("engine_version") == transformers.__version__
+            and man.get("models", {}).get("base", {}).get("model_hash")
+            == sha256_of(out / "base" / "model.safetensors"))
+    if not same:
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.copy2(shard, tmp)
+    tmp.rename(dest)
+    if say is not None:
+        say(f"base rollouts: copied from {shard} (same weights, problems and seeds)")
+    return True
 
 
 def _stage_base(cfg: LabConfig, out: Path, say, progress, extra_texts=()) -> None:

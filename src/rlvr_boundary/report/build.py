@@ -141,10 +141,25 @@ def make_report(paths: list, out_html: str | Path, opts: ReportOptions, *,
             audit["scorers"] = block
     if learned:
         audit["learning"] = learned
+    strategies = _strategies(inputs.rollout_paths, audit, c.labels)
+    if strategies is not None:
+        audit["strategies"] = strategies
     audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows], "notes": list(notes or [])}
     json_path = out_html.with_suffix(".json")
     write_result(json_path, "report", opts, audit)
     return read_result(json_path, kind="report")
+
+
+def _strategies(paths: list, audit: dict, labels: dict) -> dict | None:
+    """The strategy section when the rollout inputs carry a ``strategy`` column."""
+    from rlvr_boundary.analysis.strategies import strategy_section
+    from rlvr_boundary.io.strategies import read_strategy_counts
+
+    got = read_strategy_counts(paths, audit["models"], audit["prompt_ids"], labels=labels)
+    if got is None:
+        return None
+    names, n, c = got
+    return strategy_section(audit["models"], audit["base"], audit["prompt_ids"], names, n, c)
 
 
 def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = None) -> dict:
@@ -180,6 +195,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["learning"] = F.learning_landed
     if audit.get("scorers"):
         draw["scorers"] = F.scorer_curves
+    if audit.get("strategies"):
+        draw["strategies"] = F.strategy_shares
     if not audit["comparisons"]:
         draw.pop("difference")
     if any(r.get("extrapolation") for r in audit["comparisons"].values()):

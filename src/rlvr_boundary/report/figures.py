@@ -446,6 +446,7 @@ def extrapolation(audit: dict):
     fig.tight_layout()
     return fig
 
+
 def _layout_final(fig) -> None:
     """Keep the layout ``tight_layout`` computed, without laying the figure out again.
 
@@ -459,6 +460,40 @@ def _layout_final(fig) -> None:
     # Only the placeholder: a constrained layout, say, is computed at save time.
     if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
         fig.set_layout_engine(None)
+
+
+#: Strategy colours (colour-blind safe; the last two for "(other)" and "(none)").
+STRATEGY_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
+                   "#882255", "#999933", "#332288", "#44AA99", "#AA4499", "#117733"]
+
+
+def strategy_shares(audit: dict):
+    """Stacked strategy shares of every model (base first), one bar per model.
+
+    Reads ``audit["strategies"]`` (:mod:`rlvr_boundary.analysis.strategies`);
+    a model with no samples draws no bar.
+    """
+    st = audit["strategies"]
+    models = audit["models"]
+    names = st["strategies"]
+    fig, (ax,) = figure(3.4)
+    x = np.arange(len(models))
+    bottom = np.zeros(len(models))
+    for j, s in enumerate(names):
+        y = np.array([st["models"][m]["shares"][s] or 0.0 for m in models])
+        color = {"(none)": "#BBBBBB", "(other)": "#777777"}.get(
+            s, STRATEGY_COLORS[j % len(STRATEGY_COLORS)])
+        ax.bar(x, y, 0.65, bottom=bottom, color=color, label=s, edgecolor="white",
+               linewidth=0.5)
+        bottom += y
+    ax.set_xticks(x)
+    ax.set_xticklabels(models, fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("share of samples")
+    ax.set_title("Strategy mixture of each model")
+    _legend_right(ax)
+    fig.tight_layout()
+    return fig
 
 
 def to_svg(fig) -> str:

@@ -27,6 +27,7 @@ SECTIONS = [
     ("quality", "Output quality"),
     ("tokens", "Token statistics"),
     ("learning", "Where learning landed"),
+    ("strategies", "Strategies"),
     ("regressions", "Most regressed and improved problems"),
     ("lucky", "Lucky-guess review list"),
     ("provenance", "Provenance"),
@@ -136,6 +137,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "quality": _quality(audit),
         "tokens": _tokens(audit, svgs),
         "learning": _learning(audit, svgs),
+        "strategies": _strategies(audit, svgs),
         "regressions": _regressions(audit, texts),
         "lucky": _lucky(audit, texts),
         "provenance": _provenance(provenance, options, figure_files),
@@ -558,6 +560,48 @@ def _learning(a: dict, svgs: dict) -> str:
         fell = W.learning_entropy_sentence(res)
         if fell:
             out.append(f"<p>{esc(fell)}</p>")
+    return "".join(out)
+
+
+def _strategies(a: dict, svgs: dict) -> str:
+    """Strategy mixture, accuracy per strategy, and the problems only minority strategies solve."""
+    st = a.get("strategies")
+    if not st:
+        return _missing(esc(W.STRATEGY_MISSING))
+    models, names = a["models"], st["strategies"]
+    out = [f"<p>{esc(W.STRATEGY_INTRO)}</p>"]
+    for m in a["checkpoints"]:
+        out.append(f"<p>{esc(W.strategy_mixture_sentence(st, a['base'], m))}</p>")
+        s = W.strategy_minority_sentence(st, a["base"], m)
+        if s:
+            out.append(f"<p>{esc(s)}</p>")
+    out.append(_figure(svgs, "strategies", "Share of samples by strategy, per model."))
+
+    def cell(m, d, s):
+        v = st["models"][m][d][s]
+        return "–" if v is None else f"{v:.3f}"
+
+    rows = [[esc(m), f"{st['models'][m]['samples']:,}",
+             *[f"{cell(m, 'shares', s)} / {cell(m, 'accuracy', s)}" for s in names]]
+            for m in models]
+    out.append("<p>Share of samples / accuracy of those samples, per strategy:</p>"
+               + _table(["model", "samples", *names], rows))
+    rows = [[esc(s), str(st["solves"][s]), str(d["problems"]),
+             *[str(d["reached"][m]) for m in models]] for s, d in st["only"].items()]
+    out.append("<p>Problems each strategy solves, those only it solves, and how many of the "
+               "latter each model reaches (at least one correct sample):</p>"
+               + _table(["strategy", "solves", "only it", *[f"reached by {m}" for m in models]],
+                        rows))
+    mo = st.get("minority_only")
+    if mo and mo["rows"]:
+        rows = [[esc(r["prompt_id"]), esc(", ".join(r["solved_by"])),
+                 *[f"{r['correct'][m][0]}/{r['correct'][m][1]}" for m in models]]
+                for r in mo["rows"]]
+        more = mo["problems"] - len(mo["rows"])
+        out.append(f"<details><summary>Problems solved only by strategies other than "
+                   f"{esc(st['majority'])}: correct / samples per model"
+                   f"{f' (first {len(rows)}; {more} more)' if more > 0 else ''}</summary>"
+                   + _table(["prompt", "solved by", *models], rows) + "</details>")
     return "".join(out)
 
 

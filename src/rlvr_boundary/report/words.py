@@ -127,7 +127,7 @@ def crossings_sentence(res: dict) -> str:
                       f"{c['k_continuous']:.1f}" for c in res["crossings"])
     return (f"The unbiased curves cross {n} time{'s' if n != 1 else ''} on the grid"
             + (f": {where}" if where else "")
-            + f". The plug-in curves 1 - (1 - c/n)^k can cross at most "
+            + ". The plug-in curves 1 - (1 - c/n)^k can cross at most "
             + f"{res['crossing_bound']} time{'s' if res['crossing_bound'] != 1 else ''}, by the "
             "generalized Descartes rule of signs; the unbiased finite-n curves are not "
             "exponential sums, so the bound applies to them only approximately.")
@@ -465,3 +465,43 @@ def scorer_lines(block: dict) -> list[str]:
     if block.get("disagreement"):
         lines.append(disagreement_sentence(block["disagreement"]))
     return lines
+
+
+#: Said where the strategy section has no data.
+STRATEGY_MISSING = ("The strategy view needs a 'strategy' column in the rollout table: the name of "
+                    "the solution strategy each sample used (the lab's rollouts have one; a "
+                    "parser of your own can fill it). These inputs do not have it.")
+
+#: What the strategy section measures.
+STRATEGY_INTRO = ("Each sample names the solution strategy it used (the rollouts' strategy "
+                  "column). A strategy solves a problem when at least one sample of any model "
+                  "that used it is correct there; the majority strategy is the base model's most "
+                  "frequent one. Problems that only minority strategies solve are the ones a "
+                  "model tilted towards the majority strategy loses first (No Free Lunch in "
+                  "RLVR: every pass@1 gain has a pass@k price).")
+
+
+def strategy_mixture_sentence(st: dict, base: str, model: str) -> str:
+    """How a checkpoint's strategy mixture moved from the base's, largest shift first."""
+    b, m = st["models"][base]["shares"], st["models"][model]["shares"]
+    moves = sorted(((s, (m[s] or 0.0) - (b[s] or 0.0)) for s in st["strategies"]),
+                   key=lambda t: -abs(t[1]))
+    # strategies under half a percent in both models are left out of the sentence
+    parts = [f"{s} {100 * (b[s] or 0):.0f}% -> {100 * (m[s] or 0):.0f}%" for s, _ in moves
+             if max(b[s] or 0, m[s] or 0) >= 0.005]
+    up = [s for s, d in moves if d > 0]
+    lead = f"most towards {up[0]}" if up else "with no strategy gaining"
+    return f"{model} moved its strategy mixture {lead}: " + ", ".join(parts) + "."
+
+
+def strategy_minority_sentence(st: dict, base: str, model: str) -> str | None:
+    """How many minority-only problems a checkpoint still reaches, against the base."""
+    mo = st.get("minority_only")
+    if not mo or not mo["problems"]:
+        return None
+    X = mo["problems"]
+    rb, rm = mo["reached"][base], mo["reached"][model]
+    ab, am = mo["accuracy"][base], mo["accuracy"][model]
+    return (f"{X} problem{'s' if X != 1 else ''} {'are' if X != 1 else 'is'} solved only by "
+            f"strategies other than {st['majority']}: {model} reaches {rm} of them (the base "
+            f"{rb}), with mean accuracy {am:.3f} on them (the base {ab:.3f}).")
