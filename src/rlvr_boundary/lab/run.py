@@ -231,7 +231,7 @@ def run(cfg: LabConfig, out: str | Path, *, console=None, base_from: str | Path 
     if cfg.experiment == "entropy":
         from rlvr_boundary.lab import entropy as E
 
-        with clock.stage("entropy", accumulate=False):
+        with clock.stage("entropy"):
             prompts = {p.prompt_id: p.prompt for p in eval_problems(cfg)}
             extra["entropy"] = E.summary(E.run_stage(out, list(labels)[-1], prompts, say=say,
                                                      threads=cfg.threads))
