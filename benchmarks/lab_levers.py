@@ -44,11 +44,12 @@ LEVERS: list[tuple[str, list[str]]] = [
     ("GRPO, G = 16", ["--group-size", "16"]),
 ]
 #: The order of the runs (lever index, RL seed): every lever once, then more seeds of the
-#: main four, then second seeds of the rest, so a stopped loop still fills the table.
+#: main four, then second and third seeds of the rest, so a stopped loop still fills the table.
 ORDER = ([(i, 0) for i in (0, 1, 2, 3, 4, 5)]
          + [(i, 1) for i in range(4)] + [(6, 0), (8, 0), (10, 0)]
          + [(i, 2) for i in range(4)] + [(9, 0), (11, 0), (7, 0)]
-         + [(i, 1) for i in range(4, len(LEVERS))])
+         + [(i, 1) for i in range(4, len(LEVERS))]
+         + [(i, 2) for i in range(4, len(LEVERS))])
 
 
 def slug(name: str, seed: int) -> str:

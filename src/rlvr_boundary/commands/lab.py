@@ -20,8 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="quick: every stage at toy size, about 40 CPU seconds (CI); "
                         "full: the experiment at its reported size (default: quick)")
     r.add_argument("--experiment", default="narrowing",
-                   choices=["narrowing", "distillation", "token-replacement"],
+                   choices=["narrowing", "entropy", "distillation", "token-replacement"],
                    help="narrowing: RL raises pass@1 and narrows pass@k at large k (default); "
+                        "entropy: narrowing, then token, answer and strategy entropy and "
+                        "support at every checkpoint and where learning landed (entropy.png, "
+                        "learning.json); "
                         "distillation: a teacher that knows a fourth strategy, distilled into "
                         "the base, against the base and RL; token-replacement: replace the "
                         "token at a relative position, resample the rest, measure the change "
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.lab.run import run as run_lab
     from rlvr_boundary.shaping import ShapingConfig
 
-    if args.export_example and args.experiment != "narrowing":
+    if args.export_example and args.experiment not in ("narrowing", "entropy"):
         raise InputError("--export-example copies the rollouts of the narrowing experiment; "
                          f"it does not apply to --experiment {args.experiment}",
                          field="export-example")
@@ -95,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
     t = doc["timings"]
     console.print("time (wall / CPU s): " + ", ".join(
         f"{k} {v['wall_s']:.0f}/{v['cpu_s']:.0f}" for k, v in t.items()))
+    if "entropy" in doc:
+        lr = doc["entropy"]["learning"]
+        console.print(f"where learning landed: {lr['barely_moved']['0.05']:.1%} of "
+                      f"{lr['tokens']} tokens moved by at most 0.05 in probability; "
+                      f"wrote {args.out}/entropy.png, entropy.md, entropy.json, learning.json")
     console.print(f"wrote {args.out}/report.html and {args.out}/lab_result.json")
     if args.export_example:
         from rlvr_boundary.lab.run import export_example

@@ -208,6 +208,102 @@ def plt_color(i: int, n: int) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+#: Files of the experiment-4 stage in a run folder (``lab run --experiment entropy``).
+STAGE_FILES = ("entropy.json", "entropy.md", "entropy.png", "learning.json")
+
+
+def learning_of_shard(shard: Path, prompts: dict[str, str], before: Path, after: Path, *,
+                      rows: int = 2000, template: str = "plain", threads: int = 1) -> dict:
+    """Where learning landed: the first ``rows`` texts of ``shard`` scored under two checkpoints.
+
+    The computation of ``rlvr-boundary score SHARD --model AFTER --before BEFORE``
+    (same rows, prompts and template), without the per-row score columns:
+    :func:`rlvr_boundary.backends.runner.learning_run` on the texts.
+    """
+    from rlvr_boundary.backends import get_backend
+    from rlvr_boundary.backends.base import render_prompt
+    from rlvr_boundary.backends.runner import learning_run
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+
+    got: list[dict] = []
+    for t in iter_rollout_batches(shard, None, required=("prompt_id", "model", "sample_idx")):
+        got += t.to_pylist()
+        if len(got) >= rows:
+            break
+    got = got[:rows]
+    ids = list(dict.fromkeys(str(r["prompt_id"]) for r in got))
+    plist = [{"prompt_id": p, **render_prompt(template, prompts[p])} for p in ids]
+    comps = [{"prompt_id": str(r["prompt_id"]), "text": r.get("text") or ""} for r in got]
+    models = []
+    try:
+        for path in (before, after):
+            models.append(get_backend("transformers", model=path, device="cpu", dtype="float32",
+                                      num_threads=threads))
+        res = learning_run(models[0], models[1], plist, comps,
+                           labels=(Path(before).name, Path(after).name))
+    finally:
+        for m in models:
+            m.close()
+    res["rows"] = len(got)
+    return res
+
+
+def run_stage(out: Path, last: str, prompts: dict[str, str], *, say=None, threads: int = 1,
+              rows: int = 2000) -> dict:
+    """Experiment 4 in a finished narrowing run folder ``out`` (resumable).
+
+    Writes ``entropy.json``, ``entropy.md`` and ``entropy.png`` (:func:`entropy_table`
+    of ``report.json`` and ``rl/train_log.jsonl``) and ``learning.json``
+    (:func:`learning_of_shard`: the last checkpoint's first ``rows`` audit samples
+    scored under the base and under ``last``), each through a temporary name. A
+    folder that already holds all four is read back, not redone. Returns
+    ``{"table": ..., "learning": ...}`` (the two result documents' payloads).
+    """
+    from rlvr_boundary.io.atomic import atomic_open
+    from rlvr_boundary.io.results import read_result, to_jsonable, write_result
+
+    say = say or (lambda *a, **k: None)
+    out = Path(out)
+    if all((out / f).exists() for f in STAGE_FILES):
+        say("entropy and where learning landed: done (resumed)")
+        return {"table": json.loads((out / "entropy.json").read_text(encoding="utf-8")),
+                "learning": read_result(out / "learning.json", kind="learning_landed")}
+    log_path = out / "rl" / "train_log.jsonl"
+    log = ([json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
+            if line.strip()] if log_path.exists() else None)
+    table = to_jsonable(entropy_table(read_result(out / "report.json", kind="report"), log))
+    if not (out / "learning.json").exists():
+        shard = out / "rollouts" / f"part-{last}.parquet"
+        res = learning_of_shard(shard, prompts, out / "base", out / "rl" / last, rows=rows,
+                                threads=threads)
+        write_result(out / "learning.json", "learning_landed",
+                     {"before": "base", "after": f"rl/{last}", "template": "plain",
+                      "rows": res["rows"], "shard": shard.relative_to(out).as_posix()}, res)
+    learning = read_result(out / "learning.json", kind="learning_landed")
+    with atomic_open(out / "entropy.md", "w") as fh:
+        fh.write(markdown(table))
+    fig = draw(table)
+    with atomic_open(out / "entropy.png", "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    # entropy.json last: with it the stage counts as done
+    with atomic_open(out / "entropy.json", "w") as fh:
+        json.dump(table, fh, indent=1)
+    say(f"where learning landed: {learning['barely_moved']['0.05']:.1%} of "
+        f"{learning['tokens']} tokens of {last} moved by at most 0.05 in probability")
+    return {"table": table, "learning": learning}
+
+
+def summary(stage: dict) -> dict:
+    """The experiment-4 numbers ``lab_result.json`` keeps (the full tables are in the files)."""
+    lr = stage["learning"]
+    keep = ("texts", "tokens", "barely_moved", "overall", "by_category", "by_position",
+            "entropy_fell_most")
+    return {"table": stage["table"]["rows"], "K": stage["table"]["K"],
+            "diversity_k": stage["table"]["diversity_k"],
+            "learning": {k: lr[k] for k in keep if k in lr},
+            "files": list(STAGE_FILES)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Experiment 4 of the lab: entropy and support "
                                              "over training, from a report result.")

@@ -10,7 +10,9 @@ redone from its last checkpoint):
    with token statistics, verify, and write one Parquet shard per checkpoint
    (canonical rollout columns plus ``strategy``).
 4. ``report.html``: the audit report of the rollouts (``rlvr-boundary report``).
-5. ``lab_result.json``: the experiment's numbers, options, seeds and the wall and
+5. ``entropy.*``, ``learning.json`` (``--experiment entropy`` only): experiment 4's
+   table and figure and where learning landed (``lab/entropy.py``).
+6. ``lab_result.json``: the experiment's numbers, options, seeds and the wall and
    CPU time of every stage.
 
 Each stage writes only through temporary names renamed at the end, so a
@@ -54,7 +56,7 @@ PRESETS: dict[str, dict] = {
     },
 }
 
-EXPERIMENTS = ("narrowing", "distillation", "token-replacement")
+EXPERIMENTS = ("narrowing", "entropy", "distillation", "token-replacement")
 
 
 @dataclass
@@ -65,7 +67,9 @@ class LabConfig:
     """quick (mechanics, CI) or full (experiment 1)."""
     experiment: str = "narrowing"
     """Which experiment: narrowing (RL raises pass@1 and narrows pass@k at large k),
-    distillation (a teacher's strategy distilled into the base; ``lab/distill.py``) or
+    entropy (narrowing, then entropy and support at every checkpoint and where learning
+    landed between the base and the last checkpoint; ``lab/entropy.py``), distillation
+    (a teacher's strategy distilled into the base; ``lab/distill.py``) or
     token-replacement (replace a token, resample the rest; ``lab/replace.py``)."""
     seed: int = 0
     """Seed of the corpus, the initialisation, the problem draws and the sampling."""
@@ -223,8 +227,16 @@ def run(cfg: LabConfig, out: str | Path, *, console=None, base_from: str | Path 
         _stage_sample(cfg, out, labels, say, progress)
     with clock.stage("report", accumulate=False):
         audit = _stage_report(cfg, out, say)
+    extra = {}
+    if cfg.experiment == "entropy":
+        from rlvr_boundary.lab import entropy as E
+
+        with clock.stage("entropy"):
+            prompts = {p.prompt_id: p.prompt for p in eval_problems(cfg)}
+            extra["entropy"] = E.summary(E.run_stage(out, list(labels)[-1], prompts, say=say,
+                                                     threads=cfg.threads))
     doc = write_result(out / "lab_result.json", "lab-run", cfg,
-                       _summary(cfg, out, audit, labels, clock.data))
+                       {**_summary(cfg, out, audit, labels, clock.data), **extra})
     return doc
 
 
