@@ -125,6 +125,8 @@ class RayBackend(Backend):
         if not items:
             return
         self._ensure_ray()
+        # Before the dataset is built: a dataset captures the context when it is made.
+        ray.data.DataContext.get_current().execution_options.preserve_order = True
         ds = ray.data.from_items(items)
         out = ds.map_batches(
             _GenerateUDF, batch_size=self.batch_size, batch_format="pandas",
@@ -132,12 +134,18 @@ class RayBackend(Backend):
             num_cpus=self.num_cpus, num_gpus=self.num_gpus,
             fn_constructor_kwargs={"inner": self.inner, "inner_kwargs": self.inner_kwargs,
                                    "params": params.to_dict()})
-        # stream rows back in item order, so callers can write shards as they complete
-        ray.data.DataContext.get_current().execution_options.preserve_order = True
+        # Stream rows back in item order, so callers can write shards as they complete. Ray
+        # may still hand blocks back out of order, so rows wait in a buffer until their turn.
+        pending, nxt = {}, 0
         for r in out.iter_rows():
             r = dict(r)
-            r.pop("_order", None)
-            yield {k: _plain(v) for k, v in r.items()}
+            pending[int(r.pop("_order"))] = {k: _plain(v) for k, v in r.items()}
+            while nxt in pending:
+                yield pending.pop(nxt)
+                nxt += 1
+        if pending or nxt != len(items):
+            raise RuntimeError(f"Ray Data returned {nxt + len(pending)} rows for {len(items)} "
+                               "items")
 
     def score(self, prompts, completions, *, position_bins: int = 10) -> list[dict]:
         raise InputError("scoring runs in one process: use the transformers backend", field="backend")
