@@ -189,16 +189,10 @@ def solved_sets(solved: dict[str, np.ndarray], groups: dict[str, np.ndarray]) ->
 
 
 def _ranges(ks) -> str:
-    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
-    out, run = [], []
-    for k in sorted(ks):
-        if run and k != run[-1] + 1:
-            out.append(run)
-            run = []
-        run.append(k)
-    if run:
-        out.append(run)
-    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else f"{r[0]}" for r in out)
+    """``[7, 1, 2, 3]`` -> ``"1-3, 7"`` (the report's budget ranges, on the sorted list)."""
+    from rlvr_boundary.report.words import ranges
+
+    return ranges(sorted(ks))
 
 
 def band_verdict(model: str, gain_budgets, loss_budgets) -> str:
