@@ -50,9 +50,10 @@ def make_inputs(folder: Path, sessions: int, prompts: int = 300) -> list[dict]:
     """One (base file, RL file, expected numbers) per session, from the DeepScaleR counts."""
     import numpy as np
 
-    from rlvr_boundary.analysis.pairwise import CompareOptions, compare_aligned
+    from rlvr_boundary.analysis.pairwise import compare_aligned
+    from rlvr_boundary.pipelines.compare import CompareOptions
     from rlvr_boundary.examples import example_files
-    from rlvr_boundary.io.counts import align
+    from rlvr_boundary.analysis.aligned import align
     from rlvr_boundary.io.formats import load_model_counts
 
     ex = example_files("deepscaler32k")

@@ -68,7 +68,7 @@ import scipy
 from rlvr_boundary.core.compare import classify_budgets, simultaneous_band
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.examples import example_files
-from rlvr_boundary.io.counts import align
+from rlvr_boundary.analysis.aligned import align
 from rlvr_boundary.io.formats import load_model_counts
 
 DATA_SEED = 0  # the random c of part 1

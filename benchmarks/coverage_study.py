@@ -51,7 +51,7 @@ from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.extrapolate import _log_binom, fit_npmle
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.examples import example_files
-from rlvr_boundary.io.counts import align
+from rlvr_boundary.analysis.aligned import align
 from rlvr_boundary.io.formats import load_model_counts
 
 N, KS, ALPHA = 128, np.arange(1, 129), 0.05

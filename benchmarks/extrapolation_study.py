@@ -38,7 +38,7 @@ import numpy as np
 from rlvr_boundary.core import extrapolate as ex
 from rlvr_boundary.core.passk import pass_at_k, pass_at_k_plugin
 from rlvr_boundary.examples import example_files
-from rlvr_boundary.io.counts import align
+from rlvr_boundary.analysis.aligned import align
 from rlvr_boundary.io.formats import load_model_counts
 
 KS = np.arange(1, 129)

@@ -34,11 +34,13 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 FLOORS: dict[str, int] = {
     # leaves: import nothing of the package above them
     "errors": 0, "_version": 0, "console": 0, "examples": 0, "__init__": 0,
+    "options": 0,                   # options declared once (flags, help, bounds)
+    "kinds": 0,                     # the registry of result kinds
+
     "core": 1,                      # numpy and scipy only
     "theory": 2, "shaping": 2,      # on the core
     "analysis": 3,                  # aligned counts -> JSON-ready numbers
     "io": 4,                        # readers, writers, adapters: no computing
-    "results": 5,                   # the registry of result kinds and the envelope
     "report": 6, "backends": 6, "verify": 6,
     "pipelines": 7,                 # load -> compute -> write, one module per workflow
     "lab": 8,                       # experiments over the pipelines

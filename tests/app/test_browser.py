@@ -108,7 +108,7 @@ def test_paste_deepscaler_counts_reads_k_star_and_price(page):
     page.click("#paste-go")
     # The published figures: the curves cross between k = 21 and 22; the price is 0.0198 at 128.
     assert field(page, "#paste-out", "k_star") == "22"
-    assert field(page, "#paste-out", "price") == "0.0198"
+    assert field(page, "#paste-out", "price") == "1.98"  # points
     assert field(page, "#paste-out", "price_k") == "128"
     assert field(page, "#paste-out", "gain_budgets").startswith("1-")
     assert page.locator("#paste-out img").count() >= 2
@@ -120,7 +120,7 @@ def test_paste_omni_math_points_reads_crossing_interval(page):
         "k base RL\n1 .102 .251\n4 .224 .368\n16 .392 .496\n64 .578 .608\n256 .691 .683\n")
     page.click("#paste-go")
     assert field(page, "#paste-out", "crossing_intervals") == "(64, 256]"
-    assert field(page, "#paste-out", "price") == "0.0080"
+    assert field(page, "#paste-out", "price") == "0.80"  # points
     assert field(page, "#paste-out", "price_k") == "256"
     shot(page, "03-paste-omni-math")
 
@@ -245,7 +245,7 @@ def test_theory_lab_uploaded_matrix(page, tmp_path):
     page.wait_for_timeout(500)
     page.click("#matrix-go")
     assert field(page, "#matrix-out", "free_lunch") == "No free lunch"
-    assert "exclusive specialization: yes" in page.locator("#matrix-out").inner_text()
+    assert "The matrix has exclusive specialization" in page.locator("#matrix-out").inner_text()
     shot(page, "11-theory-uploaded")
 
 

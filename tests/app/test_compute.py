@@ -66,7 +66,7 @@ def test_count_pair_errors_name_the_line(text, line, needle):
 
 def test_rate_errors_are_the_cli_errors(tmp_path):
     """A malformed paste gets the message ``rlvr-boundary price`` prints for that file."""
-    from rlvr_boundary.analysis.options import PriceOptions
+    from rlvr_boundary.pipelines.price import PriceOptions
     from rlvr_boundary.analysis.price import diagnose
     from rlvr_boundary.io.formats import read_price_table
 
@@ -233,23 +233,24 @@ def test_safe_names(name, want):
 
 def test_theory_counterexample_has_a_free_lunch(tmp_path):
     res = C.matrix_job(C.example_matrix(), 11, 256, str(tmp_path))
-    r = res["result"]
-    assert r["free_lunch"] is True
+    r = res["diagnosis"]
+    assert r["free_lunch"] is True and r["strategies"] == ["spec1", "spec2", "general"]
     F = np.array([[1.0, 0.0, 0.6], [0.0, 1.0, 0.6], [0.6, 0.6, 0.7]])
     d = np.array(r["direction"])
     assert abs(d.sum()) < 1e-9 and np.all(F.T @ d >= -1e-9) and np.any(F.T @ d > 1e-6)
-    assert len(r["frontier"]) == 11
+    assert len(res["frontier"]["frontier"]) == 11 and res["frontier"]["kind"] == "theory-frontier"
 
 
 def test_theory_exclusive_specialists_have_no_free_lunch(tmp_path):
     text = "strategy,pi0,x1,x2,x3\na,0.5,1,0,0.5\nb,0.5,0,1,0.5\n"
-    r = C.matrix_job(text, 5, 64, str(tmp_path))["result"]
+    res = C.matrix_job(text, 5, 64, str(tmp_path))
+    r = res["diagnosis"]
     assert r["free_lunch"] is False and r["exclusive"] is True
     w = np.array(r["weights"])
     F = np.array([[1, 0, 0.5], [0, 1, 0.5]])
     assert np.all(w > 0) and np.allclose(F @ w, (F @ w)[0])
     # At tau = 1 every prompt keeps its base success: no gain is possible.
-    assert r["frontier"][-1]["gain"] == pytest.approx(0, abs=1e-9)
+    assert res["frontier"]["frontier"][-1]["gain"] == pytest.approx(0, abs=1e-9)
 
 
 def test_theory_matrix_errors_name_the_line(tmp_path):

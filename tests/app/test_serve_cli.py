@@ -44,7 +44,7 @@ def test_app_package_imports_without_gradio(monkeypatch):
     monkeypatch.setitem(sys.modules, "gradio", None)
     import importlib
 
-    for mod in ("options", "compute", "jobs", "render", "figures"):
+    for mod in ("options", "compute", "jobs", "render"):
         importlib.import_module(f"rlvr_boundary.app.{mod}")
 
 

@@ -81,7 +81,8 @@ def test_match_temperature_bisection():
 
 def test_learning_and_entropy_match_on_tiny_models(tiny_model, tiny_qwen, tmp_path):
     from rlvr_boundary.backends import SamplingParams, get_backend
-    from rlvr_boundary.backends.runner import entropy_matched_temperature, learning_run
+    from rlvr_boundary.pipelines.sample import entropy_matched_temperature
+    from rlvr_boundary.pipelines.score import learning_run
 
     a = get_backend("transformers", model=str(tiny_model), num_threads=1)
     prompts = [{"prompt_id": "a", "prompt": "What is 12 + 7?"}, {"prompt_id": "b", "prompt": "Let x + 2 = 5."}]

@@ -27,7 +27,7 @@ def test_ray_data_gives_the_single_process_samples(tiny_model, tmp_path):
         rows = list(rb.generate(PROMPTS, 3, params))
         info = rb.info()
         # through the sharded writer: one actor pool for all shards, same samples
-        from rlvr_boundary.backends.runner import SampleOptions, sample_run
+        from rlvr_boundary.pipelines.sample import SampleOptions, sample_run
 
         qs = [{"prompt_id": p["prompt_id"], "question": p["prompt"]} for p in PROMPTS]
         summary = sample_run(rb, qs, tmp_path / "s", SampleOptions(n=3, params=params, shard_size=5))

@@ -23,7 +23,8 @@ def test_import_is_lazy():
 
 
 def test_missing_dependency_names_the_extra(monkeypatch):
-    monkeypatch.setitem(backends.BACKENDS, "fake", ("x.y:Z", "fakeextra", "no_such_module_xyz"))
+    monkeypatch.setitem(backends.BACKENDS, "fake",
+                        backends.BackendSpec("x.y:Z", "fakeextra", "no_such_module_xyz", "fake"))
     with pytest.raises(MissingExtraError, match=r"pip install 'rlvr-boundary\[fakeextra\]'"):
         backends.get_backend("fake")
     with pytest.raises(InputError, match="known"):
@@ -31,7 +32,9 @@ def test_missing_dependency_names_the_extra(monkeypatch):
 
 
 def test_every_registered_backend_names_a_class():
-    for name, (target, extra, dep) in backends.BACKENDS.items():
-        module, cls = target.split(":")
-        assert module.startswith("rlvr_boundary.backends.") and cls and extra in (
+    fields = set(backends.BackendOptions.__dataclass_fields__)
+    for name, spec in backends.BACKENDS.items():
+        module, cls = spec.target.split(":")
+        assert module.startswith("rlvr_boundary.backends.") and cls and spec.extra in (
             "hf", "vllm", "openai", "ray")
+        assert spec.help and set(spec.options) <= fields, name

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from rlvr_boundary.backends import SamplingParams, get_backend
-from rlvr_boundary.backends.runner import SampleOptions, read_prompts, sample_run
+from rlvr_boundary.io.prompts import read_prompts
+from rlvr_boundary.pipelines.sample import SampleOptions, sample_run
 from rlvr_boundary.cli import main
 
 ROOT = Path(__file__).parents[2]

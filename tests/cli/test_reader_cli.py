@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlvr_boundary.analysis.audit import ReportOptions
-from rlvr_boundary.analysis.pairwise import CompareOptions
+from rlvr_boundary.pipelines.audit import ReportOptions
+from rlvr_boundary.pipelines.compare import CompareOptions
 from rlvr_boundary.cli import build_parser, main
 from tests.io.fixtures import tool_formats as tf
 
@@ -260,10 +260,10 @@ def test_cli_defaults_are_the_dataclass_defaults():
     got = _flag_defaults("report")
     for name in ("base", "k", "zeta", "top", "quality_sample"):
         assert got[name] == getattr(r, name), name
-    assert got["no_figures"] is (not r.figures)
+    assert got["figures"] is r.figures  # --no-figures clears it
     # Every option a user can set has a flag (the rest are derived or internal).
-    settable = {f for f in CompareOptions.__dataclass_fields__ if f not in ("grid", "labels")}
-    assert settable <= set(_flag_defaults("compare")) | {"K_se"}
+    settable = {f for f in CompareOptions.__dataclass_fields__ if f != "grid"}
+    assert settable <= set(_flag_defaults("compare"))
 
 
 def test_options_validate_once_with_the_flag_in_the_message():

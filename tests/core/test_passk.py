@@ -93,7 +93,7 @@ def test_bad_counts_are_refused(bad, msg):
 
 
 def test_k_greater_than_n_is_refused():
-    with pytest.raises(ValueError, match="exceeds the smallest sample count n = 8"):
+    with pytest.raises(ValueError, match="exceeds the smallest number of samples n = 8"):
         pass_at_k([8, 16], [1, 2], [9])
     with pytest.raises(ValueError, match="k must be >= 1"):
         pass_at_k([8], [1], [0])

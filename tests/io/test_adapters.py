@@ -16,7 +16,7 @@ import pytest
 
 from rlvr_boundary.cli import main
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.adapters import ADAPTERS, detect, read
+from rlvr_boundary.io.adapters import adapter, detect, read
 from rlvr_boundary.io.adapters.vllm_jsonl import read_generations
 from rlvr_boundary.io.formats import detect_format, load_counts
 from tests.io.fixtures import tool_formats as tf
@@ -55,7 +55,7 @@ def test_lm_eval_two_filters_reads_the_first_as_rollouts(tmp_path):
     assert set(t["model"].to_pylist()) == {"Qwen/Qwen2.5-Math-7B"}  # from results_<stamp>.json
     assert t["gold"][3].as_py() == "3" and "Natalia sold 3" in t["prompt"][3].as_py()
     assert t["text"][3].as_py().startswith(" She sold 3 clips")
-    flex = ADAPTERS["lm-eval"].read(f, filter="flexible-extract")
+    flex = adapter("lm-eval").read(f, filter="flexible-extract")
     assert flex["correct"].to_pylist() == [True] * 9
 
 

@@ -258,7 +258,8 @@ def test_tilt_above_the_line_because_the_frontier_is_not_a_price_frontier():
 
 
 def test_frontier_figure_explains_and_never_shows_a_negative_loss(tmp_path, capsys):
-    from rlvr_boundary.commands.theory import above_notes, frontier_figure
+    from rlvr_boundary.report.theory_figures import frontier_figure
+    from rlvr_boundary.report.words import frontier_notes
     from rlvr_boundary.theory.frontier import price_frontier
 
     for text, reasons in ((TWO_BY_TWO, {"floor grid"}),
@@ -266,10 +267,13 @@ def test_frontier_figure_explains_and_never_shows_a_negative_loss(tmp_path, caps
         F_, pi0, front, path, above = _frontier_parts(text)
         assert {a["reason"] for a in above} == reasons
         floors = sorted({r["tau"] for r in front} | {t["floor"] for t in path})
-        fig = frontier_figure(front, path, above, price_frontier(F_, pi0, floors, KS), 1024,
-                              F_.shape)
+        doc = {"frontier": front, "tilt_path": path, "tilt_above_frontier": above,
+               "frontier_at_floors": price_frontier(F_, pi0, floors, KS),
+               "options": {"kmax": 1024}, "strategies": ["s"] * F_.shape[0],
+               "prompts": ["x"] * F_.shape[1]}
+        fig = frontier_figure(doc)
         shown = " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
-        for note in above_notes(above, len(front)):
+        for note in frontier_notes(above, len(front)):
             assert " ".join(note.split()) in " ".join(shown.split())
         assert ("21 floors" in shown) == ("floor grid" in reasons)
         assert ("not under a price" in " ".join(shown.split())) == ("floor, not price" in reasons)

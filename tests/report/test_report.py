@@ -9,10 +9,11 @@ import numpy as np
 import pyarrow.compute as pc
 import pytest
 
-from rlvr_boundary.analysis.audit import ReportOptions, build_audit, step_of
-from rlvr_boundary.analysis.pairwise import CompareOptions
+from rlvr_boundary.analysis.audit import build_audit, step_of
+from rlvr_boundary.pipelines.audit import ReportOptions
+from rlvr_boundary.pipelines.compare import CompareOptions
 from rlvr_boundary.cli import main
-from rlvr_boundary.io.counts import align
+from rlvr_boundary.analysis.aligned import align
 from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts
 from rlvr_boundary.report.html import SECTIONS
 from tests.report.fixtures import EVIL, synthetic_rollouts

@@ -10,7 +10,8 @@ import pytest
 
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.rollouts import read_rollouts, write_rollouts
-from rlvr_boundary.shaping.rft import RftOptions, select_rft as _select_rft
+from rlvr_boundary.pipelines.rft_select import RftOptions
+from rlvr_boundary.shaping.rft import select_rft as _select_rft
 from rlvr_boundary.verify import quality
 
 
@@ -83,7 +84,7 @@ def test_select_entropy_random_and_shortfall():
 def test_options_are_checked():
     with pytest.raises(ValueError, match="--by"):
         RftOptions(by="ppl")
-    with pytest.raises(ValueError, match="neg_frac"):
+    with pytest.raises(ValueError, match="--neg-frac"):
         RftOptions(neg_frac=1.5)
     with pytest.raises(ValueError, match="budget"):
         RftOptions(budget=0)

@@ -178,7 +178,7 @@ def test_verify_grades_with_two_backends_in_one_pass_and_a_rerun_grades_nothing(
 
 def test_rerun_of_a_finished_shard_directory_grades_nothing(tmp_path):
     from rlvr_boundary.verify.math import MathOptions
-    from rlvr_boundary.verify.run import VerifyOptions, verify_table
+    from rlvr_boundary.pipelines.verify import VerifyOptions, verify_table
 
     src = tmp_path / "raw.jsonl"
     src.write_text("".join(json.dumps({"prompt_id": "p", "model": "m", "sample_idx": i,

@@ -11,7 +11,7 @@ import pytest
 from rlvr_boundary.cli import main
 from rlvr_boundary.io.rollouts import read_rollouts, reduce_counts, write_rollouts
 from rlvr_boundary.verify.math import MathOptions
-from rlvr_boundary.verify.run import VerifyOptions, verify_table
+from rlvr_boundary.pipelines.verify import VerifyOptions, verify_table
 
 RAW = ("prompt_id", "model", "sample_idx")
 

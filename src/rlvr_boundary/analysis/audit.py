@@ -2,9 +2,12 @@
 
 The computation behind ``rlvr-boundary report``: it calls the numeric core
 (:mod:`rlvr_boundary.core`) for a base model and any number of checkpoints and
-returns a JSON-ready dict, with no sentences in it. Reading files lives in
-:mod:`rlvr_boundary.io.inputs`, words in :mod:`rlvr_boundary.report.words`,
-drawing and HTML in :mod:`rlvr_boundary.report`, which reads only the result file.
+returns a JSON-ready dict, with no sentences in it. Reading files and writing
+the result live in the audit workflow (:mod:`rlvr_boundary.pipelines.audit`),
+words in :mod:`rlvr_boundary.report.words`, drawing and HTML in
+:mod:`rlvr_boundary.report`, which reads only the result document. The options
+are the workflow's ``ReportOptions`` (read here: ``compare``, ``k``, ``zeta``,
+``top``, ``lucky_below``, ``lucky_max``, ``diversity_k``).
 
 Sections computed here:
 
@@ -26,8 +29,7 @@ import re
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
-from rlvr_boundary.analysis.options import ReportOptions, check_cells
-from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
+from rlvr_boundary.analysis.pairwise import check_cells, compare_aligned, parse_ks
 from rlvr_boundary.analysis.structure import run_curves, sampling_unit_block, split_runs
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
@@ -61,7 +63,7 @@ def choose_base(models: list[str], requested: str | None) -> str:
     return models[0]
 
 
-def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
+def build_audit(aligned: Aligned, opts, *, base: str,
                 answers: dict | None = None, samples: dict | None = None,
                 groups=None) -> dict:
     """Compute the whole audit.
@@ -141,7 +143,7 @@ def build_audit(aligned: Aligned, opts: ReportOptions, *, base: str,
     return out
 
 
-def _comparison(full: Aligned, base: str, m: str, opts: ReportOptions, curves: dict, groups,
+def _comparison(full: Aligned, base: str, m: str, opts, curves: dict, groups,
                 runs: dict) -> dict:
     """One checkpoint against the base, and how its verdicts move with clusters or runs."""
     r = {"base": runs.get(base, []), "rl": runs.get(m, [])}
@@ -186,7 +188,7 @@ def shown_pairs(audit: dict) -> set[tuple[str, str]]:
 
 
 def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
-              opts: ReportOptions) -> dict:
+              opts) -> dict:
     models = list(aligned.models)
     n, c = aligned.n, aligned.c
     solved = cv.solved_at_k(n, c, K, tau=1 - opts.zeta)  # (M, P)
@@ -227,7 +229,7 @@ def _hist_labels(edges) -> list[str]:
     return ["0", *inner, "1"]
 
 
-def _support(aligned: Aligned, base: str, others: list[str], K: int, opts: ReportOptions,
+def _support(aligned: Aligned, base: str, others: list[str], K: int, opts,
              answers: dict | None) -> dict:
     models = list(aligned.models)
     ib = models.index(base)
@@ -248,7 +250,7 @@ def _support(aligned: Aligned, base: str, others: list[str], K: int, opts: Repor
     return out
 
 
-def _diversity(models: list[str], answers: dict | None, n_min: int, opts: ReportOptions) -> dict | None:
+def _diversity(models: list[str], answers: dict | None, n_min: int, opts) -> dict | None:
     if not answers:
         return None
     k = opts.diversity_k or min(16, n_min)
@@ -277,7 +279,7 @@ def _evolution(models: list[str], base: str, curves: dict, ks: np.ndarray, K: in
     return {"K": int(ks[jK]), "rows": rows}
 
 
-def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOptions,
+def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts,
              comparisons: dict, base: str) -> list[dict]:
     """Best model at each deployment budget, and whether the band separates it.
 
@@ -328,7 +330,7 @@ def _advisor(models: list[str], curves: dict, ks: np.ndarray, opts: ReportOption
     return rows
 
 
-def _lucky(aligned: Aligned, opts: ReportOptions) -> list[dict]:
+def _lucky(aligned: Aligned, opts) -> list[dict]:
     """Problems a model solves rarely: 0 < c/n < lucky_below, rarest first."""
     rows = []
     for i, m in enumerate(aligned.models):

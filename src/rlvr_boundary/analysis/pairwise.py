@@ -1,46 +1,60 @@
-"""Compare a trained checkpoint with its base end to end: options in, result dict out.
+"""Every number of a base-vs-RL comparison, from aligned counts: a JSON-ready payload.
 
-This is the orchestration behind ``rlvr-boundary compare`` and the pairwise part
-of ``rlvr-boundary report``. It takes aligned per-prompt counts, calls the numeric
+The computation behind ``rlvr-boundary compare`` and the pairwise part of
+``rlvr-boundary report``. It takes aligned per-prompt counts, calls the numeric
 core (:mod:`rlvr_boundary.core.passk`, :mod:`rlvr_boundary.core.compare`) and returns
-a JSON-ready payload; reading files and printing live in the CLI verb.
+a JSON-ready payload; reading files, writing results and printing live in the
+workflow (:mod:`rlvr_boundary.pipelines.compare`) and the words
+(:mod:`rlvr_boundary.report.words`). Every number a sentence needs is computed
+here (``gain_run_end`` for the headline, say), so the words only say them.
 """
 
 from __future__ import annotations
+
+from typing import Protocol
 
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
-from rlvr_boundary.analysis.options import MAX_BUDGETS, CompareOptions, check_cells, parse_grid
 from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
 from rlvr_boundary.core import compare as cc
+from rlvr_boundary.core import grid as G
 from rlvr_boundary.core.passk import passk_within_prompt_variance
 from rlvr_boundary.errors import InputError
 
 
-def parse_ks(spec: str | list | None, n_min: int) -> np.ndarray:
-    """The budget grid on data whose smallest sample count is ``n_min``.
+class ComparisonSettings(Protocol):
+    """What a comparison reads of its options (``CompareOptions`` of the compare workflow)."""
 
-    ``spec`` is a grid spec string or an already parsed grid (:func:`parse_grid`).
-    k > n_min is refused: pass@k has no unbiased estimate for k > n.
-    """
-    grid = spec if not isinstance(spec, str) or spec == "pow2" else parse_grid(spec)
-    if grid is None:
-        if n_min > MAX_BUDGETS:
-            raise InputError(f"the default grid 1..n has {n_min:,} budgets, more than "
-                             f"{MAX_BUDGETS:,}; choose one with --ks (e.g. pow2)", field="ks")
-        return np.arange(1, n_min + 1)
-    if grid == "pow2":
-        return 2 ** np.arange(int(np.log2(n_min)) + 1)
-    arr = np.array(grid)
-    if arr[-1] > n_min:
-        raise InputError(f"k = {arr[-1]} exceeds the smallest number of samples n = {n_min}: "
-                         "pass@k has no unbiased estimate for k > n (choose a smaller --ks)")
-    return arr
+    grid: list | str | None
+    K_se: int | None
+    bootstrap: int
+    alpha: float
+    seed: int
+    verifier_error: tuple[float, float] | None
+    extrapolate: int | None
+    extrapolate_method: str
 
 
-def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, *,
+def parse_ks(grid: list | str | None, n_min: int) -> np.ndarray:
+    """``(K,)`` budgets of a parsed grid (:func:`rlvr_boundary.core.grid.parse_grid`) on data
+    whose smallest sample count is ``n_min``; k > n_min is refused (no unbiased estimate)."""
+    try:
+        return G.budgets(grid, n_min)
+    except G.GridError as exc:
+        raise InputError(str(exc), field="ks") from None
+
+
+def check_cells(rows: int, n_budgets: int, what: str = "prompts") -> None:
+    """Refuse per-prompt curves beyond :data:`rlvr_boundary.core.grid.MAX_CELLS` values."""
+    try:
+        G.check_cells(rows, n_budgets, what=what)
+    except G.GridError as exc:
+        raise InputError(str(exc), field="ks") from None
+
+
+def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettings, *,
                     curves: dict | None = None, groups=None, runs: dict | None = None) -> dict:
     """Every number of the pairwise comparison, as a JSON-ready dict.
 
@@ -51,7 +65,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     base, rl
         Labels of the base and the trained model in ``aligned.models``.
     opts
-        Options.
+        The comparison's options (:class:`ComparisonSettings`: grid, bootstrap,
+        alpha, seed, K_se, verifier error, extrapolation).
     curves
         Optional ``{label: (P, K) per-prompt pass@k}`` already computed on this
         grid (the audit computes the base's once for every checkpoint).
@@ -169,6 +184,7 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
         "gain" if k in gains else "loss" if k in losses
         else "tie" if deg and abs(d) <= 1e-12 else "inconclusive"
         for k, d, deg in zip(ks.tolist(), diff.tolist(), degenerate.tolist())]
+    result["gain_run_end"] = gain_run_end(result)
     # Within-prompt (sampling) standard error of each mean curve where n >= 2k.
     within = {}
     for label, n_, c_ in ((base, nb, cb), (rl, nr, cr)):

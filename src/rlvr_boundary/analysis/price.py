@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from rlvr_boundary.analysis.options import PriceOptions
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core.passk import pass_at_k_plugin
 from rlvr_boundary.errors import InputError
@@ -147,7 +146,7 @@ def diagnose_curve(ks, curve_base, curve_rl) -> dict:
     }
 
 
-def diagnose(kind: str, values: np.ndarray, opts: PriceOptions) -> dict:
+def diagnose(kind: str, values: np.ndarray, opts) -> dict:
     """Run the diagnostic of ``kind`` on a table read by :func:`rlvr_boundary.io.formats.read_price_table`.
 
     Parameters
@@ -158,7 +157,8 @@ def diagnose(kind: str, values: np.ndarray, opts: PriceOptions) -> dict:
         ``(rows, 2)`` or ``(rows, 3)`` finite numbers, checked by the reader; for
         rates also the reader's ``{"base": (rates, counts), "rl": (rates, counts)}``.
     opts
-        Options (budget grid for rates, rounding of the bound).
+        The workflow's ``PriceOptions`` (read here: ``grid``, the budgets of rate curves,
+        None for 1..1024; ``ks``; ``round_decimals``, the rounding of the bound).
     """
     if kind == "rates":
         ks = np.asarray(opts.grid if opts.grid is not None else np.arange(1, 1025))

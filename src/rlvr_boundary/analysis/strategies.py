@@ -72,6 +72,32 @@ def strategy_counts(prompt_index, codes, correct, n_prompts: int, n_strategies: 
     return n, c
 
 
+def strategy_tables(models: list[str], prompt_ids: list[str], rows: dict
+                    ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Strategy names and ``(M, X, S)`` sample and correct counts from per-sample rows.
+
+    Parameters
+    ----------
+    models, prompt_ids
+        The audit's models and prompts (``M`` and ``X``).
+    rows
+        ``{"model": (N,) model index, "prompt": (N,) prompt index, "strategy": N labels,
+        "correct": (N,) bool}`` of the samples read (the reader keeps only the audited
+        models and prompts).
+    """
+    codes, names = strategy_codes(rows["strategy"])
+    m_arr = np.asarray(rows["model"], dtype=np.int64)  # (N,)
+    x_arr = np.asarray(rows["prompt"], dtype=np.int64)  # (N,)
+    ok_arr = np.asarray(rows["correct"], dtype=bool)  # (N,)
+    n = np.zeros((len(models), len(prompt_ids), len(names)), np.int64)  # (M, X, S)
+    c = np.zeros_like(n)
+    for i in range(len(models)):
+        sel = m_arr == i
+        n[i], c[i] = strategy_counts(x_arr[sel], codes[sel], ok_arr[sel], len(prompt_ids),
+                                     len(names))
+    return names, n, c
+
+
 def strategy_section(models: list[str], base: str, prompt_ids: list[str], names: list[str],
                      n: np.ndarray, c: np.ndarray, *, top: int = 25) -> dict:
     """Every number of the report's strategy section.

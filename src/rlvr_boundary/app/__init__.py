@@ -3,10 +3,11 @@
 Modules:
 
 - :mod:`~rlvr_boundary.app.options`: :class:`AppOptions`, the server's limits.
-- :mod:`~rlvr_boundary.app.compute`: the only module that calls into the library.
+- :mod:`~rlvr_boundary.app.compute`: the only module that calls into the library: the
+  same workflow functions as the command line (:mod:`rlvr_boundary.pipelines`).
 - :mod:`~rlvr_boundary.app.jobs`: the worker processes that run the analyses.
-- :mod:`~rlvr_boundary.app.render`: results -> escaped HTML fragments.
-- :mod:`~rlvr_boundary.app.figures`: the figures the report does not draw.
+- :mod:`~rlvr_boundary.app.render`: result documents -> escaped HTML fragments, in the
+  report's words and units.
 - :mod:`~rlvr_boundary.app.ui`: the Gradio page.
 
 Gradio is an optional dependency (``pip install 'rlvr-boundary[app]'``), imported

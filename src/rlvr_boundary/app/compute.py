@@ -1,24 +1,19 @@
 """Every call from the app into the library goes through this module.
 
-The browser app only parses what a user pasted or uploaded, calls the library's
-own entry points, and hands JSON-ready dicts to :mod:`rlvr_boundary.app.render`.
-Keeping all of those calls here means that when the library's loading or
-analysis API changes, only this file changes:
+The browser app only parses what a user pasted or uploaded, calls the same
+workflow functions as the command line (:mod:`rlvr_boundary.pipelines`), and
+hands their result documents to :mod:`rlvr_boundary.app.render`:
 
 - pasted per-prompt counts (``c/n`` cells or four integer columns) and uploaded
-  count, rollout or other tools' files -> the audit report
-  (:func:`rlvr_boundary.report.build.make_report` with
-  :class:`rlvr_boundary.analysis.options.ReportOptions`, then
-  :func:`rlvr_boundary.report.build.render_report`, which draws the page from
-  the result document alone): unbiased pass@k, the simultaneous band,
-  crossings and bound, k*, price, coverage, support and the budget advisor,
-  plus the HTML report, the JSON and the figures;
-- pasted success rates or a printed pass@k curve -> the count-free price
-  diagnostic (:func:`rlvr_boundary.io.formats.parse_price_table`, then
-  :func:`rlvr_boundary.analysis.price.diagnose`), exactly as ``rlvr-boundary
-  price`` runs it;
-- a strategy matrix (:func:`rlvr_boundary.io.matrix.parse_matrix`) -> the No
-  Free Lunch diagnosis and price frontier (:mod:`rlvr_boundary.theory`);
+  count, rollout or other tools' files -> the audit
+  (:func:`rlvr_boundary.pipelines.audit.run` with its ``ReportOptions``, built
+  here as the command line builds them): the result document, the HTML report
+  and its figures, exactly as ``rlvr-boundary report`` makes them;
+- pasted success rates or a printed pass@k curve -> the price diagnostic
+  (:func:`rlvr_boundary.pipelines.price.run`), as ``rlvr-boundary price``;
+- a strategy matrix -> the diagnosis and the price frontier
+  (:func:`rlvr_boundary.pipelines.theory.diagnose` and ``frontier``), as
+  ``rlvr-boundary theory diagnose`` and ``frontier``, with the same figure;
 - the shaping explorer -> :mod:`rlvr_boundary.shaping`.
 
 Design decisions:
@@ -29,13 +24,12 @@ Design decisions:
 - Errors in the input raise :class:`rlvr_boundary.errors.InputError` with the
   same text the CLI prints; a pasted table is named "pasted table" where the
   CLI would name the file.
-- Inputs are loaded by :func:`rlvr_boundary.io.inputs.load_inputs` (the format
-  is detected once per file, as the CLI does).
-- Every sentence a reader sees that the CLI or the report also says comes from
-  :mod:`rlvr_boundary.report.words`.
+- Every sentence a reader sees comes from :mod:`rlvr_boundary.report.words`,
+  in the units the report uses (points for differences and prices).
 - Uploads are read by the library's readers only (JSON, CSV, Arrow/Parquet):
   nothing is executed or unpickled. Sizes and row counts are checked before
-  any reader sees the file.
+  any reader sees the file; the server's own limits (prompts x budgets) are
+  checked before a grid is built.
 """
 
 from __future__ import annotations
@@ -47,13 +41,12 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from rlvr_boundary.core import grid as G
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.atomic import atomic_path  # noqa: F401 (re-export)
 from rlvr_boundary.report import words  # noqa: F401 (re-export)
 
 # Re-exported for the rest of the app, so that it imports nothing else from the library:
-# words (every sentence the report also says, e.g. words.ranges for budget lists) and
-# atomic_path (figure files).
+# words (every sentence the report also says, e.g. words.ranges for budget lists).
 
 #: How a pasted table is named in messages (the CLI names the file instead).
 PASTE_SOURCE = "pasted table"
@@ -287,42 +280,39 @@ def write_count_files(rows, folder: Path, labels: tuple[str, str]) -> list[Path]
 
 
 def input_formats() -> list[str]:
-    """Names of every input format the readers know (for the format menu)."""
-    from rlvr_boundary.io import adapters
-    from rlvr_boundary.io.formats import NATIVE_FORMATS
+    """Names of every input format the readers know (for the format menu), from the registry."""
+    from rlvr_boundary.io.adapters import FORMATS
 
-    return [*NATIVE_FORMATS, *adapters.ADAPTERS]
+    return list(FORMATS)
 
 
 def grid_size(spec: str | None) -> int:
-    """Number of budgets a grid spec like "1-128,256" asks for, counted without building it.
-
-    The library's parser builds the grid before checking it, so an absurd spec
-    ("1-1000000000") is refused here first.
-    """
-    if not spec or spec == "pow2":
-        return 0
-    total = 0
-    for part in spec.split(","):
-        part = part.strip()
-        if "-" in part[1:]:
-            lo, _, hi = part.partition("-")
+    """Budgets a grid spec like "1-128,256" asks for, counted without building it (0: the
+    grid depends on the data, "pow2" or none given). A spec the parser refuses counts 0 here:
+    the options then say what is wrong."""
+    try:
+        return G.grid_size(G.parse_grid(spec))
+    except G.GridError:
+        if not spec:
+            return 0
+        total = 0  # the parser refuses grids over its limit: count them anyway
+        for part in spec.split(","):
+            lo, sep, hi = part.strip().partition("-")
             try:
-                total += max(0, int(hi) - int(lo) + 1)
+                total += max(0, int(hi) - int(lo) + 1) if sep and lo else 1
             except ValueError:
-                return 0  # malformed: the library's parser says what is wrong
-        else:
-            total += 1
-    return total
+                return 0
+        return total
 
 
 def check_cells(prompts: int, budgets: int, max_cells: int) -> None:
-    """Refuse an analysis of more than ``max_cells`` prompt x budget values."""
-    if prompts * budgets > max_cells:
-        raise AppLimitError(f"{prompts:,} prompts x {budgets:,} budgets is more than the "
-                            f"{max_cells:,} values this server computes per analysis; choose a "
-                            "coarser grid (e.g. pow2 or 1-64,128,256) or run rlvr-boundary "
-                            "locally", field="ks")
+    """Refuse an analysis of more than ``max_cells`` prompt x budget values (this server's
+    limit, :func:`rlvr_boundary.core.grid.check_cells`)."""
+    try:
+        G.check_cells(prompts, budgets, limit=max_cells,
+                      limit_is="values this server computes per analysis")
+    except G.GridError as exc:
+        raise AppLimitError(f"{exc}, or run rlvr-boundary locally", field="ks") from None
 
 
 def _check_audit_size(paths: list[Path], opts, max_cells: int | None) -> None:
@@ -331,20 +321,12 @@ def _check_audit_size(paths: list[Path], opts, max_cells: int | None) -> None:
     if not max_cells:
         return
     c = opts.compare
-    spec = c.ks
-    check_cells(1, grid_size(spec), max_cells)
     # Counts only (no per-sample facts): the same loader, format detection and labels as the
     # report, so a file it would refuse is refused here with the same message.
     inputs = load_inputs(paths, fmt=c.format, labels=c.labels, choices=c.adapter_choices())
-    prompts, n_min = 0, None
-    for ct in inputs.counts:
-        prompts = max(prompts, len(ct))
-        n_min = int(ct.n.min()) if n_min is None else min(n_min, int(ct.n.min()))
-    if spec == "pow2":
-        budgets = (n_min or 0).bit_length()
-    else:
-        budgets = grid_size(spec) if spec else (n_min or 0)
-    check_cells(prompts, budgets, max_cells)
+    prompts = max(len(ct) for ct in inputs.counts)
+    n_min = min(int(ct.n.min()) for ct in inputs.counts)
+    check_cells(prompts, G.grid_size(c.grid, n_min), max_cells)
 
 
 # --------------------------------------------------------------------------- jobs
@@ -355,7 +337,8 @@ def report_options(settings: dict, labels: dict | None = None):
 
     ``labels`` maps an input path to its model label (single-model files).
     """
-    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
+    from rlvr_boundary.pipelines.audit import ReportOptions
+    from rlvr_boundary.pipelines.compare import CompareOptions
 
     if settings.get("max_cells"):  # the options build the grid: refuse an absurd one first
         check_cells(1, grid_size(settings.get("ks")), settings["max_cells"])
@@ -373,36 +356,36 @@ def report_options(settings: dict, labels: dict | None = None):
                          k=settings.get("K") or None, figures=True)
 
 
-def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> dict:
-    """The audit report of count / rollout / adapter files, as ``rlvr-boundary report`` makes it.
+def _zip(folder: Path, zpath: Path) -> Path:
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(folder.iterdir()):
+            zf.write(f, arcname=f"{folder.name}/{f.name}")
+    return zpath
 
-    The result JSON is written first and the page (with its figures) is drawn
-    from that document alone, exactly as ``rlvr-boundary report`` does.
+
+def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> dict:
+    """The audit report of count / rollout / adapter files: :func:`rlvr_boundary.pipelines.audit.run`,
+    as ``rlvr-boundary report`` runs it (result JSON first, the page drawn from it).
 
     Returns
     -------
     dict
         ``{"mode": "audit", "audit": ..., "files": [...], "figures": {name: png}}``;
-        ``audit`` is the result document without its envelope (options, version).
+        ``audit`` is the result document (envelope and payload).
     """
-    from rlvr_boundary.report.build import make_report, payload_of, render_report
+    from rlvr_boundary.pipelines import audit
 
     opts = report_options(settings, labels)
     paths_ = [Path(p) for p in paths]
     _check_audit_size(paths_, opts, settings.get("max_cells"))
     out = Path(workdir) / "report.html"
-    doc = make_report(paths_, out, opts, notes=settings.get("notes") or None)
-    drawn = render_report(doc, out, figures=True)
+    doc, drawn = audit.run(paths_, opts, out, notes=settings.get("notes") or None)
     folder = out.with_name(drawn.get("folder") or out.stem + "_figures")
     figures = {p.stem: str(p) for p in sorted(folder.glob("*.png"))}
     files = [str(out), str(out.with_suffix(".json"))]
     if folder.is_dir():
-        zpath = Path(workdir) / "report_figures.zip"
-        with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as zf:
-            for f in sorted(folder.iterdir()):
-                zf.write(f, arcname=f"report_figures/{f.name}")
-        files.append(str(zpath))
-    return {"mode": "audit", "audit": payload_of(doc), "files": files, "figures": figures}
+        files.append(str(_zip(folder, Path(workdir) / "report_figures.zip")))
+    return {"mode": "audit", "audit": doc, "files": files, "figures": figures}
 
 
 def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, workdir: str) -> dict:
@@ -424,42 +407,24 @@ def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, wor
 
 
 def price_job(text: str, kind: str, labels: tuple[str, str], settings: dict, workdir: str) -> dict:
-    """The count-free price diagnostic, exactly as ``rlvr-boundary price`` computes it."""
-    from rlvr_boundary.analysis.options import PriceOptions
-    from rlvr_boundary.analysis.price import diagnose
-    from rlvr_boundary.app import figures as AF
-    from rlvr_boundary.io.formats import parse_price_table
-    from rlvr_boundary.io.results import to_jsonable, write_result
+    """The count-free price diagnostic: :func:`rlvr_boundary.pipelines.price.run`, as
+    ``rlvr-boundary price`` runs it, with its figure."""
+    from rlvr_boundary.pipelines.price import DEFAULT_RATE_GRID, PriceOptions
+    from rlvr_boundary.pipelines.price import run as price
 
     ks = settings.get("ks_rates") or None
     if settings.get("max_cells"):  # before the options build the grid
         rows = len(_data_lines(text))
-        check_cells(rows, grid_size(ks or "1-1024"), settings["max_cells"])
-    opts = PriceOptions(ks=ks, kind=kind)
-    kind, header, values, source = parse_price_table(text, PASTE_SOURCE, opts.kind)
-    try:
-        res = diagnose(kind, values, opts)
-    except InputError as exc:  # as the CLI does: a table-level error names the table
-        exc.path = exc.path or source
-        exc.args = (str(exc),)
-        raise
-    res["columns"] = header
-    res["input"] = PASTE_SOURCE
-    res["labels"] = {"base": labels[0] or "base", "rl": labels[1] or "RL"}
+        check_cells(rows, grid_size(ks or DEFAULT_RATE_GRID), settings["max_cells"])
+    opts = PriceOptions(ks=ks, kind=kind, base_label=labels[0] or "base",
+                        rl_label=labels[1] or "RL")
     out = Path(workdir)
-    json_path = out / "price.json"
-    write_result(json_path, "price", opts, res)
-    doc = to_jsonable(res)
-    files = [str(json_path)]
-    figures = {}
-    for name, path in AF.price_figures(doc, out / "price_figures").items():
-        figures[name] = path
-    zpath = out / "price_figures.zip"
-    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as zf:
-        for f in sorted((out / "price_figures").iterdir()):
-            zf.write(f, arcname=f"price_figures/{f.name}")
-    files.append(str(zpath))
-    return {"mode": "price", "result": doc, "files": files, "figures": figures}
+    doc = price(None, opts, text=text, source=PASTE_SOURCE, json_path=out / "price.json",
+                figure=out / "price_figures")
+    files = [str(out / "price.json"),
+             str(_zip(out / "price_figures", out / "price_figures.zip"))]
+    return {"mode": "price", "result": doc, "files": files,
+            "figures": {"price": str(out / "price_figures" / "price.png")}}
 
 
 def files_job(uploads: list[tuple[str, str]], settings: dict, limits: tuple[int, int],
@@ -499,64 +464,47 @@ def files_job(uploads: list[tuple[str, str]], settings: dict, limits: tuple[int,
 
 
 def matrix_job(text: str, taus: int, kmax: int, workdir: str) -> dict:
-    """No Free Lunch diagnosis and price frontier of a strategy matrix (CSV text).
+    """No Free Lunch diagnosis and price frontier of a strategy matrix (CSV text), as
+    ``rlvr-boundary theory diagnose`` and ``theory frontier`` compute and draw them.
 
     The CSV is the one of ``rlvr-boundary theory``: header ``strategy,pi0,<prompt
     ids...>``, one row per strategy with its prior weight and its fitness on
     each prompt.
     """
-    import numpy as np
-
-    from rlvr_boundary.app import figures as AF
-    from rlvr_boundary.analysis.options import FrontierOptions
-    from rlvr_boundary.io.matrix import parse_matrix
-    from rlvr_boundary.io.results import to_jsonable, write_result
-    from rlvr_boundary.theory.frontier import price_frontier, tilt_path
-    from rlvr_boundary.theory.specialization import specialization_report
-    from rlvr_boundary.theory.stiemke import alternative
+    from rlvr_boundary.pipelines import theory
 
     if not text or not text.strip():
         raise InputError("no matrix: paste or upload a CSV with header strategy,pi0,<prompt ids>",
                          path="strategy matrix")
-    if taus < 2 or kmax < 1:
-        raise InputError("--taus must be >= 2 and --kmax >= 1", field="taus")
+    opts = theory.FrontierOptions(taus=taus, kmax=kmax)
     out = Path(workdir)
-    names, pi0, F, prompts = parse_matrix(text, "strategy matrix")
-    alt = alternative(F)
-    spec = specialization_report(F)
-    ks = np.unique(np.append(2.0 ** np.arange(int(np.log2(kmax)) + 1), kmax))  # (K,)
-    front = price_frontier(F, pi0, np.linspace(0, 1, taus), ks)
-    path_ = tilt_path(F, pi0, ks=ks)
-    doc = {"strategies": names, "prompts": prompts, "pi0": pi0,
-           "free_lunch": alt["free_lunch"],
-           "direction": None if alt["direction"] is None else np.asarray(alt["direction"]),
-           "prompt_change": None if alt["direction"] is None else F.T @ alt["direction"],
-           "weights": None if alt["weights"] is None else np.asarray(alt["weights"]),
-           "c": alt["c"], **spec, "frontier": front, "tilt_path": path_}
-    write_result(out / "theory.json", "theory-frontier", FrontierOptions(taus=taus, kmax=kmax), doc)
-    doc = to_jsonable(doc)
-    figs = AF.frontier_figure(doc, out / "theory_figures")
-    return {"mode": "theory", "result": doc, "files": [str(out / "theory.json"),
-                                                       *figs.values()],
-            "figures": {"frontier": figs["png"]}}
+    folder = out / "theory_figures"
+    folder.mkdir(parents=True, exist_ok=True)
+    diagnosis = theory.diagnose(text=text, source="strategy matrix",
+                                json_path=out / "theory-diagnose.json")
+    front = theory.frontier(None, opts, text=text, source="strategy matrix",
+                            json_path=out / "theory-frontier.json")
+    from rlvr_boundary.report import theory_figures as TF
+
+    drawn = TF.save_formats(TF.frontier_figure(front), folder, "frontier")
+    return {"mode": "theory", "diagnosis": diagnosis, "frontier": front,
+            "files": [str(out / "theory-diagnose.json"), str(out / "theory-frontier.json"),
+                      *drawn.values()],
+            "figures": {"frontier": drawn["png"]}}
 
 
 def example_matrix() -> str:
-    """The 3x3 counterexample of the No Free Lunch paper as a matrix CSV (uniform prior)."""
-    from rlvr_boundary.theory.specialization import three_by_three
+    """The 3x3 counterexample of the No Free Lunch paper: the shipped matrix CSV (the one
+    docs/theory.md and ``rlvr-boundary theory --example`` use)."""
+    from rlvr_boundary.pipelines.theory import example_matrix as path
 
-    F = three_by_three()  # (S, X)
-    S, X = F.shape
-    lines = ["strategy,pi0," + ",".join(f"x{j + 1}" for j in range(X))]
-    for s in range(S):
-        lines.append(f"s{s + 1},{1 / S!r}," + ",".join(f"{v:g}" for v in F[s]))
-    return "\n".join(lines) + "\n"
+    return path().read_text(encoding="utf-8")
 
 
 def example_counts_paste() -> str:
     """The shipped DeepScaleR example as a pasteable two-column table of c/n counts."""
+    from rlvr_boundary.analysis.aligned import align
     from rlvr_boundary.examples import example_files
-    from rlvr_boundary.io.counts import align
     from rlvr_boundary.io.formats import load_model_counts
 
     ex = example_files("deepscaler32k")
@@ -568,11 +516,9 @@ def example_counts_paste() -> str:
 
 def example_note() -> str:
     """Attribution of the shipped DeepScaleR example (kept wherever it is shown)."""
-    from rlvr_boundary.examples import example_dir
+    from rlvr_boundary.examples import example_note as note
 
-    readme = (example_dir("deepscaler32k") / "README.md").read_text(encoding="utf-8")
-    return " ".join(line.strip() for line in readme.split("Source:", 1)[-1].split("\n\n")[0]
-                    .splitlines())
+    return note("deepscaler32k")
 
 
 # --------------------------------------------------------------------------- shaping explorer

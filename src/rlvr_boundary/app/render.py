@@ -13,7 +13,7 @@ import base64
 import html
 from pathlib import Path
 
-from rlvr_boundary.app.compute import words as W
+from rlvr_boundary.app.compute import words as W  # the report's words, re-exported
 
 CSS = """
 .rb-out{font-size:15px;line-height:1.45}
@@ -111,7 +111,7 @@ def _comparison(c: dict, base: str, m: str) -> str:
     pb, pr = c["pass_at_k"][base], c["pass_at_k"][m]
     cross = ", ".join(f"({x['k_before']}, {x['k_after']}] ~ k = {x['k_continuous']:.1f}"
                       for x in c["crossings"]) or "none"
-    d1 = f"{c['diff'][0]:+.4f}"
+    d1 = f"{W.pts(c['diff'][0])} points"
     rows = [
         ["pass@1", f"{_f(pb[0])} → {_field('pass1_rl', _f(pr[0]))} "
                    f"(D(1) = {_field('d1', d1)})"],
@@ -119,7 +119,8 @@ def _comparison(c: dict, base: str, m: str) -> str:
         ["crossover k*", _field("k_star", _k(c["k_star"]))
          + (f" (log-k interpolation {c['k_star_continuous']:.1f})"
             if c.get("k_star_continuous") else "")],
-        ["price", _field("price", _f(c["price"])) + " at k = " + _field("price_k", _k(c["price_k"]))],
+        ["price", _field("price", W.pts(c["price"], False)) + " points at k = "
+         + _field("price_k", _k(c["price_k"]))],
         ["crossings on the grid", _field("n_crossings", str(c["n_crossings"])) + f": {esc(cross)}"],
         ["crossing bound", _field("crossing_bound", str(c["crossing_bound"]))
          + f" (V = {_field('crossing_bound_V', str(c['crossing_bound_V']))}); "
@@ -127,7 +128,7 @@ def _comparison(c: dict, base: str, m: str) -> str:
     ]
     if c.get("delta_se") is not None:
         rows.append([f"Delta_SE = pass@{c['delta_se_K']} base - pass@1 RL",
-                     _field("delta_se", _f(c["delta_se"]))])
+                     _field("delta_se", W.pts(c["delta_se"])) + " points"])
     band = c.get("band")
     if band:
         rows += [
@@ -142,7 +143,8 @@ def _comparison(c: dict, base: str, m: str) -> str:
             kc = ci["k_star"]["ci"]
             rows.append([f"paired bootstrap {1 - ci['alpha']:.0%} intervals",
                          f"k* [{_k(kc[0])}, {_k(kc[1])}]; price "
-                         f"[{_f(ci['price']['ci'][0])}, {_f(ci['price']['ci'][1])}]"])
+                         f"[{W.pts(ci['price']['ci'][0], False)}, "
+                         f"{W.pts(ci['price']['ci'][1], False)}] points"])
     else:
         rows.append(["band", "needs at least 2 prompts"])
     return _table(["", ""], rows, left=2)
@@ -164,12 +166,13 @@ def _advisor(rows: list[dict]) -> str:
     for r in rows:
         body.append([str(r["k"]), esc(r["best"]), _f(r["pass_at_k"]),
                      esc(r.get("runner_up", "–")),
-                     _f(r.get("lead")) if "lead" in r else "–",
-                     (f"[{r['band'][0]:+.4f}, {r['band'][1]:+.4f}]" if "band" in r else "–"),
+                     W.pts(r["lead"]) if "lead" in r else "–",
+                     (f"[{W.pts(r['band'][0])}, {W.pts(r['band'][1])}]" if "band" in r else "–"),
                      esc(W.advisor_verdict(r)) if "supported" in r else "–"])
     return ("<h3>Budget advisor</h3><p>The best model at each deployment budget k, and whether "
             "the simultaneous band separates it from the runner-up.</p>"
-            + _table(["k", "best model", "pass@k", "runner-up", "lead", "band", "supported"],
+            + _table(["k", "best model", "pass@k", "runner-up", "lead, points", "band, points",
+                      "supported"],
                      body, left=1))
 
 
@@ -214,7 +217,7 @@ def price(res: dict) -> str:
              f"{_k(c['k_after'])} (log-k interpolation {c['k_continuous']:.1f})"
              for c in r["crossings"]]
     rows = [["crossover k*", _field("k_star", _k(r["k_star"]))],
-            ["price", _field("price", _f(r["price"])) + " at k = "
+            ["price", _field("price", W.pts(r["price"], False)) + " points at k = "
              + _field("price_k", _k(r["price_k"]))],
             ["crossings", _field("n_crossings", str(r["n_crossings"]))
              + ("" if not cross else ": " + esc("; ".join(cross)))]]
@@ -225,13 +228,13 @@ def price(res: dict) -> str:
         rows.append(["crossing bound (generalized Descartes)",
                      _field("crossing_bound", str(r["crossing_bound"]))
                      + f" (V = {_field('crossing_bound_V', str(r['crossing_bound_V']))})"])
-        rows.append(["as k → ∞", f"D → {r['asymptotic_diff']:+.4f} (difference in the share of "
-                                 "prompts with a nonzero success rate)"])
+        rows.append(["as k → ∞", f"D → {W.pts(r['asymptotic_diff'])} points (difference in the "
+                                 "share of prompts with a nonzero success rate)"])
     parts.append(_table(["", ""], rows, left=2))
     pb, pr = r["pass_at_k"]["base"], r["pass_at_k"]["rl"]
     show = [j for j, k in enumerate(ks) if r["input_kind"] == "curve" or (k & (k - 1)) == 0]
-    parts.append(_table(["k", f"pass@k {lab['base']}", f"pass@k {lab['rl']}", "D(k)"],
-                        [[_k(ks[j]), _f(pb[j]), _f(pr[j]), f"{r['diff'][j]:+.4f}"] for j in show]))
+    parts.append(_table(["k", f"pass@k {lab['base']}", f"pass@k {lab['rl']}", "D(k), points"],
+                        [[_k(ks[j]), _f(pb[j]), _f(pr[j]), W.pts(r["diff"][j])] for j in show]))
     parts.append(_img((res.get("figures") or {}).get("price"), "pass@k curves and difference"))
     if r["input_kind"] == "rates":
         parts.append('<p class="rb-note">Rates are read as true success rates: the curves are '
@@ -247,33 +250,34 @@ def price(res: dict) -> str:
 
 
 def theory(res: dict) -> str:
-    r = res["result"]
-    names, prompts = r["strategies"], r["prompts"]
-    parts = []
-    if r["free_lunch"]:
-        parts.append('<p class="rb-big" data-field="free_lunch">A free lunch exists</p>'
-                     "<p>Moving mass along d (which sums to 0) raises some prompts and lowers "
-                     "none, so pass@1 can rise at no pass@k price.</p>")
+    """The diagnosis (its sentences are the command line's) and the price frontier, in points."""
+    d, fr = res["diagnosis"], res["frontier"]
+    names, prompts = d["strategies"], d["prompts"]
+    lines = W.diagnose_sentences(d)
+    head, _, rest = lines[0].partition(": ")
+    parts = [f'<p class="rb-big" data-field="free_lunch">{esc(head)}</p><p>{esc(rest)}</p>']
+    if d["free_lunch"]:
         parts.append(_table(["strategy", "d"], [[esc(n), f"{v:+.4f}"]
-                                                for n, v in zip(names, r["direction"])]))
+                                                for n, v in zip(names, d["direction"])]))
         parts.append(_table(["prompt", "change per unit step"],
-                            [[esc(p), f"{g:+.4f}"] for p, g in zip(prompts, r["prompt_change"])]))
+                            [[esc(p), f"{g:+.4f}"] for p, g in zip(prompts, d["prompt_change"])]))
+        parts.append(f"<p>From pi0 the step can go up to {d['max_step']:.4f} before a weight "
+                     "hits 0.</p>")
     else:
-        parts.append('<p class="rb-big" data-field="free_lunch">No free lunch</p>'
-                     "<p>Every change of mixture that raises pass@1 lowers some prompt. "
-                     "Certificate (Stiemke): strictly positive prompt weights under which every "
-                     f"strategy scores the same, {r['c']:.4f}.</p>")
         parts.append(_table(["prompt", "weight"], [[esc(p), f"{v:.4f}"]
-                                                   for p, v in zip(prompts, r["weights"])]))
-    spec = [f"exclusive specialization: {'yes' if r['exclusive'] else 'no'}"]
-    if r.get("dominance_margin") is not None:
-        spec.append(f"dominance margin {r['dominance_margin']:+.4f}")
-    parts.append(f"<p>{esc('; '.join(spec))}.</p>")
-    rows = [[f"{x['tau']:.2f}", f"{x['gain']:+.4f}", f"{x['price']:.4f}", _k(x["price_k"])]
-            for x in r["frontier"]]
+                                                   for p, v in zip(prompts, d["weights"])]))
+    spec = [ln for ln in lines if ln.startswith(("The matrix has", "Dominance margin"))]
+    spec = spec or ["The matrix meets neither specialization condition."]
+    parts.append("".join(f"<p>{esc(x)}</p>" for x in spec))
+    kmax = fr["options"]["kmax"]
+    rows = [[f"{x['tau']:.2f}", W.pts(x["gain"]), W.pts(x["price"], False),
+             _k(x["price_k"]) if x["price"] > W.NO_LOSS else "–"] for x in fr["frontier"]]
     parts.append("<h3>Price frontier</h3><p>Largest pass@1 gain with every prompt kept at or "
-                 "above tau times its base success, and the worst pass@k loss it costs.</p>"
+                 "above tau times its base success, and the worst pass@k loss over k <= "
+                 f"{esc(_k(kmax))} it costs, in points.</p>"
                  + _table(["tau", "pass@1 gain", "price", "at k"], rows))
+    parts += [f'<p class="rb-note">{esc(n)}</p>'
+              for n in W.frontier_notes(fr["tilt_above_frontier"], len(fr["frontier"]))]
     parts.append(_img((res.get("figures") or {}).get("frontier"), "price frontier"))
     return "".join(parts)
 

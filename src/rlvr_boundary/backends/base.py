@@ -35,12 +35,12 @@ Design decisions:
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.options import check, option
 
 __all__ = [
     "SamplingParams",
@@ -68,75 +68,55 @@ _QWEN_BOXED = ("<|im_start|>system\n" + QWEN_BOXED_SYSTEM + "<|im_end|>\n"
                "<|im_start|>user\n{question}<|im_end|>\n<|im_start|>assistant\n")
 
 
+#: Longest generation a run may ask for (tokens); a longer one is refused before sampling.
+MAX_NEW_TOKENS = 131_072
+#: Most top-K log-probabilities kept per step.
+MAX_LOGPROBS = 1_000
+
+
 @dataclass(frozen=True)
 class SamplingParams:
-    """Sampling options shared by every backend.
+    """Sampling options shared by every backend (each field is a flag of ``sample``).
 
-    Parameters
-    ----------
-    temperature
-        Softmax temperature; 0 means greedy decoding (argmax).
-    top_p
-        Nucleus sampling: keep the smallest set of tokens with mass >= top_p (1 = off).
-    top_k
-        Keep the k most likely tokens (0 = off).
-    max_new_tokens
-        Generation stops after this many tokens (finish_reason ``length``,
-        ``truncated = True``).
-    stop
-        Stop strings: generation stops once the text contains one; the text is
-        cut before it (finish_reason ``stop``).
-    seed
-        Run seed; each sample's own seed is derived from it (:func:`sample_seed`).
-    logprobs
-        0: only the summaries (exact where the backend sees logits). K > 0: also
-        keep, and for engines that only return top-K, summarize from, the top-K
-        logprobs of every step.
-    logprobs_mode
-        ``"raw"`` (model distribution) or ``"processed"`` (after temperature,
-        top-k, top-p): which distribution the summaries describe.
-    token_arrays
-        Keep the generated token ids and their logprobs in every row.
-    position_bins
-        Number of relative-position bins of ``entropy_bins``.
+    ``seed`` is the run seed; each sample's own seed is derived from it
+    (:func:`sample_seed`). ``logprobs = K > 0`` also keeps the top-K
+    log-probabilities of every step (engines that only return top-K summarize
+    from them). ``logprobs_mode`` says which distribution the summaries describe:
+    the model's (``raw``) or the one sampled from after temperature, top-k and
+    top-p (``processed``).
     """
 
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int = 0
-    max_new_tokens: int = 256
-    stop: tuple[str, ...] = ()
-    seed: int = 0
-    logprobs: int = 0
-    logprobs_mode: str = "raw"
-    token_arrays: bool = False
-    position_bins: int = 10
+    temperature: float = option(1.0, low=0, group="sampling",
+                                help="softmax temperature; 0 = greedy decoding (argmax)")
+    top_p: float = option(1.0, low=0, high=1, low_open=True, group="sampling",
+                          help="nucleus sampling: keep the smallest set of tokens with mass >= "
+                               "top-p (1 = off)")
+    top_k: int = option(0, low=0, group="sampling",
+                        help="keep the k most likely tokens (0 = off)")
+    max_new_tokens: int = option(256, low=1, high=MAX_NEW_TOKENS, group="sampling",
+                                 help="generation stops after this many tokens (finish_reason "
+                                      "length, truncated)")
+    stop: tuple[str, ...] = option((), metavar="STRING", group="sampling",
+                                   help="stop string: the text is cut before it (repeatable)")
+    seed: int = option(0, low=0, high=2**63 - 1, group="sampling",
+                       what="an integer from 0 to 2**63 - 1", help="run seed")
+    logprobs: int = option(0, metavar="K", low=0, high=MAX_LOGPROBS, group="sampling",
+                           help="keep the top-K logprobs of every step (0 = summaries only)")
+    logprobs_mode: str = option("raw", choices=("raw", "processed"), group="sampling",
+                                help="summaries of the model's distribution (raw) or of the "
+                                     "sampled one after temperature/top-k/top-p (processed)")
+    token_arrays: bool = option(False, group="sampling",
+                                help="keep token ids and their logprobs in every row")
+    position_bins: int = option(10, low=1, high=1_000, group="sampling",
+                                help="relative-position bins of entropy_bins")
 
     def __post_init__(self) -> None:
         if isinstance(self.stop, str):
             object.__setattr__(self, "stop", (self.stop,))
         object.__setattr__(self, "stop", tuple(self.stop))
-        if not (isinstance(self.temperature, (int, float)) and math.isfinite(self.temperature)
-                and self.temperature >= 0):
-            raise InputError(f"temperature must be a finite number >= 0, got {self.temperature!r}",
-                             field="temperature")
-        if not 0.0 < float(self.top_p) <= 1.0:
-            raise InputError(f"top_p must lie in (0, 1], got {self.top_p!r}", field="top_p")
-        for name in ("top_k", "logprobs", "seed"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise InputError(f"{name} must be an integer >= 0, got {v!r}", field=name)
-        if isinstance(self.max_new_tokens, bool) or not isinstance(self.max_new_tokens, int) \
-                or self.max_new_tokens < 1:
-            raise InputError(f"max_new_tokens must be an integer >= 1, got {self.max_new_tokens!r}",
-                             field="max_new_tokens")
+        check(self)
         if any(not isinstance(s, str) or not s for s in self.stop):
             raise InputError("stop strings must be non-empty strings", field="stop")
-        if self.logprobs_mode not in ("raw", "processed"):
-            raise InputError(f"logprobs_mode must be 'raw' or 'processed', got {self.logprobs_mode!r}",
-                             field="logprobs_mode")
-        if not isinstance(self.position_bins, int) or self.position_bins < 1:
-            raise InputError("position_bins must be an integer >= 1", field="position_bins")
 
     def to_dict(self) -> dict:
         d = asdict(self)

@@ -1,9 +1,14 @@
-"""``rlvr-boundary rft-select``: pick RFT training data that keeps pass@k (RUC report recipe)."""
+"""``rlvr-boundary rft-select``: pick RFT training data that keeps pass@k (RUC report recipe).
+
+Parse -> :func:`rlvr_boundary.pipelines.rft_select.run` -> print.
+"""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from rlvr_boundary.options import add_flags
+from rlvr_boundary.pipelines.rft_select import RftOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,111 +21,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "by mean RBF (or mean entropy, or at random). Writes the selected rows "
                     "(text cut after the answer) and a JSON summary counting every drop reason.")
     p.add_argument("rollouts", metavar="ROLLOUTS", help="rollout table (Parquet, JSONL or shards)")
-    p.add_argument("--budget", type=int, default=1100, help="samples to select (default 1100)")
-    p.add_argument("--neg-frac", type=float, default=0.05,
-                   help="share of the budget for incorrect samples (default 0.05)")
-    p.add_argument("--by", choices=["rbf", "entropy", "random"], default="rbf",
-                   help="rank positives by mean RBF (default), mean entropy, or at random")
-    p.add_argument("--max-redundancy", type=float, default=0.31,
-                   help="drop samples with 3-gram redundancy above this (default 0.31)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random draws (default 0)")
+    add_flags(p, RftOptions)
     p.add_argument("--out", metavar="OUT",
                    help="selected table, .parquet or .jsonl (default: ROLLOUTS.rft.parquet)")
     p.add_argument("--summary", metavar="JSON",
                    help="summary result file (default: OUT with .summary.json)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=main)
 
 
-def default_out(path: Path) -> Path:
-    name = path.name
-    for suffix in (".parquet", ".jsonl.gz", ".jsonl", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return path.with_name(name + ".rft.parquet")
-
-
-def summary_path_for(out: Path) -> Path:
-    name = out.name
-    for suffix in (".parquet", ".jsonl.gz", ".jsonl", ".json"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return out.with_name(name + ".summary.json")
-
-
-def run(args: argparse.Namespace) -> int:
-    import pyarrow as pa
+def main(args: argparse.Namespace) -> int:
+    from pathlib import Path
 
     from rlvr_boundary.console import console
-    from rlvr_boundary.errors import InputError
-    from rlvr_boundary.io.rollouts import read_manifest, read_rollouts, table_columns, write_rollouts
-    from rlvr_boundary.io.results import write_result
-    from rlvr_boundary.shaping.rft import STRATEGY_COLUMNS, RftOptions, select_rft
+    from rlvr_boundary.options import from_args
+    from rlvr_boundary.pipelines import rft_select as P
+    from rlvr_boundary.report import words as W
 
-    try:
-        opts = RftOptions(budget=args.budget, neg_frac=args.neg_frac, by=args.by,
-                          max_redundancy=args.max_redundancy, seed=args.seed)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    src = Path(args.rollouts)
-    from rlvr_boundary.io.outputs import check_outputs
-    from rlvr_boundary.io.schema import manifest_path_for
-
-    out_ = Path(args.out) if args.out else default_out(src)
-    check_outputs({"--out": out_, "--out (its manifest)": manifest_path_for(out_),
-                   "--summary": Path(args.summary) if args.summary else summary_path_for(out_)},
-                  [src, manifest_path_for(src)])
-    need = ["text", "correct"] + ([STRATEGY_COLUMNS[opts.by]] if STRATEGY_COLUMNS[opts.by] else [])
-    have = set(table_columns(src))
-    for col in need:
-        if col not in have:
-            if col == STRATEGY_COLUMNS[opts.by]:
-                why = f"strategy --by {opts.by} ranks samples by it"
-                fix = "use --by random or add the token summaries"
-            else:
-                why, fix = "the rule filters read it", "the table must hold completions"
-            raise InputError(f"column '{col}' is missing ({why}); {fix}", path=src, field=col)
-    table = read_rollouts(src)
-    texts = table.column("text").to_pylist()
-    correct = table.column("correct").to_numpy(zero_copy_only=False)
-    score_col = STRATEGY_COLUMNS[opts.by]
-    score = None
-    if score_col is not None:
-        score = table.column(score_col).to_numpy(zero_copy_only=False).astype(float)
-    from rlvr_boundary.verify import quality
-
-    sel = select_rft(texts, correct, score, opts, text_ops=quality)
-
-    out = Path(args.out) if args.out else default_out(src)
-    chosen = table.take(pa.array(sel.indices, type=pa.int64()))
-    chosen = chosen.set_column(chosen.column_names.index("text"), "text",
-                               pa.array(sel.texts, type=pa.string()))
-    manifest = dict(read_manifest(src) or {})
-    manifest.pop("schema_version", None)
-    manifest.pop("tool_version", None)
-    manifest["rft_select"] = {"source": str(src), "budget": opts.budget,
-                              "neg_frac": opts.neg_frac, "by": opts.by,
-                              "max_redundancy": opts.max_redundancy, "seed": opts.seed}
-    write_rollouts(chosen, out, manifest=manifest)
-
-    drops = sel.drop_counts()
-    payload = {
-        "input": str(src),
-        "output": str(out),
-        "n_input": int(table.num_rows),
-        "n_selected": int(sel.indices.size),
-        "n_positive_selected": sel.n_positive,
-        "n_negative_selected": sel.n_negative,
-        "shortfall": sel.shortfall,
-        "drops": drops,
-        "rank_column": score_col,
-    }
-    summary = Path(args.summary) if args.summary else summary_path_for(out)
-    write_result(summary, "rft-select", opts, payload)
-    console.print(f"{table.num_rows} samples -> {sel.indices.size} selected "
-                  f"({sel.n_positive} correct, {sel.n_negative} incorrect)"
-                  + (f"; {sel.shortfall} short of the budget" if sel.shortfall else ""))
-    console.print("dropped: " + ", ".join(f"{k} {v}" for k, v in drops.items()))
-    console.print(f"wrote {out} and {summary}")
+    doc = P.run(args.rollouts, from_args(RftOptions, args), out=args.out, summary=args.summary)
+    for item in W.console_lines(doc):
+        console.print(item, markup=False)
+    summary = Path(args.summary) if args.summary else P.summary_path_for(Path(doc["output"]))
+    console.print(f"wrote {doc['output']} and {summary}", markup=False)
     return 0

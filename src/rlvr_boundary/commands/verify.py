@@ -1,11 +1,23 @@
-"""``rlvr-boundary verify``: grade raw completions (math answers or code tests)."""
+"""``rlvr-boundary verify``: grade raw completions (math answers or code tests).
+
+Parse -> :func:`rlvr_boundary.pipelines.verify.run` -> print. The workflow's
+flags come from :class:`~rlvr_boundary.pipelines.verify.VerifyOptions`; the
+math and code flags below set its nested grading options (the math backends'
+and extraction methods' names from their registries).
+"""
 
 from __future__ import annotations
 
 import argparse
 
+from rlvr_boundary.options import add_flags
+from rlvr_boundary.pipelines.verify import VerifyOptions
+
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from rlvr_boundary.verify.extract import FALLBACKS
+    from rlvr_boundary.verify.math import BACKENDS
+
     p = sub.add_parser(
         "verify",
         help="grade completions: adds answer, correct, verify_status and quality flags",
@@ -15,33 +27,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("rollouts", metavar="ROLLOUTS",
                    help="rollout table (Parquet, JSONL or shard directory) with a 'text' "
                         "(or 'completion') column")
-    p.add_argument("--task", choices=["math", "code"], default="math",
-                   help="math: answer equivalence; code: run tests in the sandbox (math)")
     p.add_argument("--gold", required=True, metavar="FILE",
                    help="JSONL/CSV: prompt id and gold answer (math) or tests (code)")
     p.add_argument("--out", metavar="PATH",
                    help="output: a .parquet/.jsonl file (default: ROLLOUTS.verified.parquet "
                         "beside the input; shards wait in a hidden .NAME.parts/ folder until "
                         "the end) or a directory of shards")
-    p.add_argument("--workers", type=int, default=2, help="worker processes (2)")
-    p.add_argument("--timeout", type=float, default=10.0,
-                   help="hard wall-clock seconds per item, or per sandboxed run for code (10)")
     p.add_argument("--json", metavar="FILE", help="also write the summary as a result JSON")
-    g = p.add_argument_group("input fields")
-    g.add_argument("--text-field", metavar="COL", help="completion column (text, else completion)")
-    g.add_argument("--gold-id", metavar="FIELD", help="id field of the gold file")
-    g.add_argument("--gold-field", metavar="FIELD", help="answer/tests field of the gold file")
-    m = p.add_argument_group("math")
+    groups = {"input fields": p.add_argument_group("input fields"),
+              "math": p.add_argument_group("math"), "code": p.add_argument_group("code")}
+    add_flags(p, VerifyOptions, groups=groups)
+    m = groups["math"]
     m.add_argument("--backend", default="math-verify", metavar="NAME[,NAME]",
-                   help="equivalence backend: math-verify (default) or canonical (exact, no "
-                        "sympy; may miss an equivalence, never accepts a different value); "
-                        "several, comma-separated, grade in one pass and store each verdict "
-                        "(the first fills 'correct')")
-    m.add_argument("--extract", default="boxed,answer_is,last_number",
-                   help="answer extraction methods in order (boxed,answer_is,last_number)")
-    m.add_argument("--memory-mb", type=int, default=2048,
-                   help="extra address space per math worker, MB (2048)")
-    c = p.add_argument_group("code")
+                   help="equivalence backend: " + "; ".join(BACKENDS) + " (default math-verify; "
+                        "canonical is exact, no sympy; may miss an equivalence, never accepts a "
+                        "different value); several, comma-separated, grade in one pass and "
+                        "store each verdict (the first fills 'correct')")
+    m.add_argument("--extract", default=",".join(FALLBACKS),
+                   help=f"answer extraction methods in order ({','.join(FALLBACKS)})")
+    c = groups["code"]
     c.add_argument("--sandbox-memory-mb", type=int, default=1024,
                    help="memory of one sandboxed run, all its processes together, MB (1024)")
     c.add_argument("--unsafe-no-isolation", action="store_true",
@@ -51,97 +55,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--sandbox-fusion-url", metavar="URL",
                    help="run the code on this SandboxFusion server (POST URL/run_code) "
                         "instead of the local sandbox; its isolation then applies")
-    p.set_defaults(func=run)
+    p.set_defaults(func=main)
 
 
-def run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from rlvr_boundary.console import console, progress
-    from rlvr_boundary.errors import InputError
-    from rlvr_boundary.verify.extract import FALLBACKS, ExtractOptions
-    from rlvr_boundary.verify.math import BACKENDS, MathOptions
-    from rlvr_boundary.verify.run import VerifyOptions, verify_table
+    from rlvr_boundary.options import from_args
+    from rlvr_boundary.pipelines import verify as P
+    from rlvr_boundary.report import words as W
     from rlvr_boundary.verify.sandbox import SandboxOptions
 
-    if args.workers < 1:
-        raise InputError("--workers must be >= 1", field="workers")
-    if not args.timeout > 0:
-        raise InputError("--timeout must be > 0", field="timeout")
-    methods = tuple(x.strip() for x in args.extract.split(",") if x.strip())
-    unknown = sorted(set(methods) - set(FALLBACKS))
-    if unknown or not methods:
-        raise InputError(f"--extract: unknown or no methods {unknown}; known: {list(FALLBACKS)}",
-                         field="extract")
-    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
-    bad = sorted(set(backends) - set(BACKENDS))
-    if bad or not backends or len(set(backends)) != len(backends):
-        raise InputError(f"--backend: unknown, repeated or no backends {bad or backends}; "
-                         f"known: {list(BACKENDS)}", field="backend")
-    opts = VerifyOptions(
-        task=args.task, workers=args.workers, timeout=args.timeout, memory_mb=args.memory_mb,
-        text_field=args.text_field, gold_id=args.gold_id, gold_field=args.gold_field,
-        math=MathOptions(backend=backends[0], also=tuple(backends[1:]),
-                         extract=ExtractOptions(fallbacks=methods),
-                         inner_timeout=max(1, int(args.timeout) - 1)),
-        sandbox=SandboxOptions(memory_mb=args.sandbox_memory_mb,
-                               unsafe_no_isolation=args.unsafe_no_isolation,
-                               fusion_url=args.sandbox_fusion_url))
-    src = Path(args.rollouts)
-    out = Path(args.out) if args.out else src.with_name(
-        src.name.split(".")[0] + ".verified.parquet")
+    sandbox = SandboxOptions(memory_mb=args.sandbox_memory_mb,
+                             unsafe_no_isolation=args.unsafe_no_isolation,
+                             fusion_url=args.sandbox_fusion_url)
+    opts = from_args(VerifyOptions, args, sandbox=sandbox,
+                     math=P.math_options(args.backend, args.extract, args.timeout))
     with progress() as bar:
-        task = bar.add_task(f"grading ({args.task})", total=None)
-        summary = verify_table(src, Path(args.gold), out, opts,
-                               progress=lambda k: bar.advance(task, k),
-                               total=lambda n: bar.update(task, total=n))
-    if summary.get("already_complete"):
-        console.print(f"{out} is already complete ({summary['rows']} samples graded with "
-                      f"{summary['verifier']}, {summary['correct']} correct): nothing to grade")
-    else:
-        console.print(f"graded {summary['rows']} samples with {summary['verifier']} in "
-                      f"{summary['seconds']:.1f} s: {summary['correct']} correct; statuses: "
-                      + ", ".join(f"{k} {v}" for k, v in sorted(summary["statuses"].items())))
-        _print_limits_and_disagreement(console, summary)
-        console.print(f"wrote {out}{'/' if out.is_dir() else ''}")
+        task = bar.add_task(f"grading ({opts.task})", total=None)
+        doc = P.run(args.rollouts, args.gold, opts, out=args.out, json_path=args.json,
+                    progress=lambda k: bar.advance(task, k),
+                    total=lambda n: bar.update(task, total=n))
+    for item in W.console_lines(doc):
+        console.print(item, markup=False)
+    out = Path(doc["output"])
+    if not doc.get("already_complete"):
+        console.print(f"wrote {out}{'/' if out.is_dir() else ''}", markup=False)
     if args.json:
-        from rlvr_boundary.io.results import write_result
-
-        write_result(args.json, "verify", opts, summary)
-        console.print(f"wrote {args.json}")
+        console.print(f"wrote {args.json}", markup=False)
     return 0
-
-
-def _print_limits_and_disagreement(console, summary: dict) -> None:
-    """Known limits of each backend, and per answer type how often the backends disagree."""
-    from rich.table import Table
-
-    for b, limits in (summary.get("known_limits") or {}).items():
-        console.print(f"known limits of {b}: " + "; ".join(limits), style="dim")
-    dis = summary.get("disagreement")
-    if not dis:
-        return
-    ref = dis["reference"]
-    for b, info in summary["backends"].items():
-        console.print(f"{info['label']}: {info['correct']} correct")
-    table = Table(title=f"disagreement with {ref} by answer type")
-    others = list(dis["overall"])
-    table.add_column("answer type")
-    table.add_column("rows", justify="right")
-    for b in others:
-        table.add_column(f"{b} differs", justify="right")
-        table.add_column(f"only {ref} / only {b}", justify="right")
-    rows = [*dis["by_type"].items(), ("all", dis["overall"])]
-    for ty, st in rows:
-        cells = [ty, str(next(iter(st.values()))["rows"])]
-        for b in others:
-            x = st[b]
-            cells += [f"{x['disagree']} ({x['rate']:.1%})",
-                      f"{x['only_reference']} / {x['only_other']}"]
-        table.add_row(*cells)
-    console.print(table)
-    for ty, per in dis["examples"].items():
-        for b, exs in per.items():
-            for e in exs[:2]:
-                console.print(f"  {ty}: gold {e['gold']!r}, answer {e['answer']!r}: "
-                              f"{ref} {e[ref]}, {b} {e[b]}", markup=False, highlight=False)

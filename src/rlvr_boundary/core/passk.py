@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlvr_boundary.core.grid import check_ks
+
 # scipy.stats is imported inside the two maj@k helpers that need it: importing it costs
 # about a second, two thirds of a whole `compare` run that never calls them.
 
@@ -50,25 +52,6 @@ def check_counts(n, c) -> tuple[np.ndarray, np.ndarray]:
         i = int(np.flatnonzero((c_arr < 0) | (c_arr > n_arr))[0])
         raise ValueError(f"need 0 <= c <= n; prompt {i} has c = {c_arr[i]}, n = {n_arr[i]}")
     return n_arr, c_arr
-
-
-def _check_ks(ks, n_min: int) -> np.ndarray:
-    ks_arr = np.atleast_1d(np.asarray(ks))
-    if ks_arr.dtype == bool or ks_arr.dtype.kind not in "iu":
-        if ks_arr.dtype.kind == "f" and np.all(ks_arr == np.floor(ks_arr)):
-            ks_arr = ks_arr.astype(np.int64)
-        else:
-            raise ValueError("k must be integers")
-    ks_arr = ks_arr.astype(np.int64)
-    if ks_arr.ndim != 1 or ks_arr.size == 0:
-        raise ValueError("ks must be a non-empty 1-D sequence")
-    if np.any(ks_arr < 1):
-        raise ValueError("k must be >= 1")
-    if np.any(ks_arr > n_min):
-        raise ValueError(
-            f"k = {int(ks_arr.max())} exceeds the smallest sample count n = {n_min}: pass@k has "
-            "no unbiased estimate for k > n (use the plug-in curve to extrapolate)")
-    return ks_arr
 
 
 def pass_at_k_curve(n: int, c) -> np.ndarray:
@@ -132,7 +115,7 @@ def pass_at_k(n, c, ks=None, *, chunk_elems: int = 2**24) -> np.ndarray:
     ``n``, each distinct ``(n, c)`` is evaluated once, and only up to ``max(ks)``.
     """
     n, c = check_counts(n, c)
-    ks = np.arange(1, int(n.min()) + 1) if ks is None else _check_ks(ks, int(n.min()))
+    ks = np.arange(1, int(n.min()) + 1) if ks is None else check_ks(ks, int(n.min()))
     kmax = int(ks.max())
     out = np.empty((n.size, ks.size), dtype=np.float64)  # (P, K)
     for n_val in np.unique(n):
@@ -226,7 +209,7 @@ def passk_within_prompt_variance(n, c, k) -> np.ndarray:
     """
     n, c = check_counts(n, c)
     scalar = np.ndim(k) == 0
-    ks = _check_ks(np.atleast_1d(k), int(n.min()))
+    ks = check_ks(np.atleast_1d(k), int(n.min()))
     if np.any(n.min() < 2 * ks):
         raise ValueError(f"the analytic variance needs n >= 2k (k = {int(ks.max())}, "
                          f"min n = {int(n.min())})")
@@ -293,7 +276,7 @@ def maj_at_k(class_sizes, class_correct, n_incomplete: int, ks) -> np.ndarray:
     if n_incomplete < 0:
         raise ValueError("n_incomplete must be >= 0")
     n = int(sizes.sum()) + int(n_incomplete)
-    ks = _check_ks(ks, n)
+    ks = check_ks(ks, n)
     out = np.zeros(ks.size)
     if not correct.any():
         return out

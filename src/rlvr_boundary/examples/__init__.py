@@ -9,6 +9,10 @@
     The 500-problem MATH test split with official solutions and gold answers
     (Hendrycks et al. 2021, MIT licence), as distributed with the limit-of-RLVR
     evaluation code: real gold answers for the verifiers.
+``theory``
+    The 3x3 counterexample of the No Free Lunch paper as a strategy matrix CSV
+    (``three_by_three.csv``), the example of the theory lab in the CLI, the app
+    and docs/theory.md.
 ``lab``
     Rollouts of the RLVR lab (``rlvr-boundary lab run --preset full``): a tiny
     model trained from scratch, its base and GRPO checkpoints on a synthetic
@@ -31,6 +35,7 @@ EXAMPLES = {
     "math500": {"problems": "test.jsonl"},
     # One shard directory holding every model (base and the step-N checkpoints).
     "lab": {"rollouts": ".", "base_label": "base"},
+    "theory": {"matrix": "three_by_three.csv"},
 }
 
 
@@ -47,3 +52,10 @@ def example_files(name: str = "deepscaler32k") -> dict:
     folder = example_dir(name)
     return {"base": folder / meta["base"], "rl": folder / meta["rl"],
             "base_label": meta["base_label"], "rl_label": meta["rl_label"]}
+
+
+def example_note(name: str = "deepscaler32k") -> str:
+    """Where example ``name``'s data comes from: its README's Source paragraph, on one line."""
+    readme = (example_dir(name) / "README.md").read_text(encoding="utf-8")
+    return " ".join(line.strip() for line in readme.split("Source:", 1)[-1].split("\n\n")[0]
+                    .splitlines())

@@ -2,7 +2,8 @@
 
 :class:`Counts` holds, for one model, the prompt ids with ``n`` samples and ``c``
 correct. It is built by the readers (count files, rollout tables, adapters) and
-checked once here, so the numeric core can trust its arrays.
+checked once here, so the numeric core can trust its arrays. Putting several
+models on one prompt set is :func:`rlvr_boundary.analysis.aligned.align`.
 """
 
 from __future__ import annotations
@@ -12,10 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.errors import InputError
 
-__all__ = ["Aligned", "Counts", "align"]
+__all__ = ["Counts"]
 
 
 @dataclass
@@ -103,53 +103,3 @@ def _int64(values, name: str, ct: "Counts") -> np.ndarray:
         raise InputError(f"{name} must hold integers, found {str(bad[0])[:60]!r}",
                          path=ct.source, field=name)
     return arr.astype(np.int64)
-
-
-def align(counts: list[Counts], *, intersect: bool = False) -> Aligned:
-    """Put several models on the same prompts, in a deterministic order.
-
-    Parameters
-    ----------
-    counts
-        One :class:`Counts` per model; model labels must be distinct.
-    intersect
-        If False (default), differing prompt sets are an error naming some missing
-        ids. If True, keep the common prompts and record how many prompts each
-        model lost in ``Aligned.dropped`` (the command says so once).
-
-    Returns
-    -------
-    Aligned
-        Prompts sorted by id (string order) so results do not depend on file order.
-    """
-    labels = [ct.model for ct in counts]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"model labels must be distinct, got {labels}")
-    id_sets = [set(map(str, ct.prompt_ids)) for ct in counts]
-    common = set.intersection(*id_sets)
-    dropped: dict[str, int] = {}
-    if any(len(s) != len(common) for s in id_sets):
-        if not intersect:
-            lines = []
-            for ct, s in zip(counts, id_sets):
-                others = set.union(*(t for t in id_sets if t is not s)) - s
-                if others:
-                    ex = sorted(others)[:5]
-                    lines.append(
-                        f"model '{ct.model}' ({ct.source or 'input'}) lacks {len(others)} "
-                        f"prompt(s) the others have, e.g. {', '.join(ex)}")
-            raise InputError(
-                "the models were run on different prompt sets: " + "; ".join(lines)
-                + ". Pass --intersect to compare on the common prompts only.")
-        for ct, s in zip(counts, id_sets):
-            dropped[ct.model] = len(s) - len(common)
-        if not common:
-            raise InputError("the models share no prompt ids; nothing to compare")
-    order = np.array(sorted(common), dtype=object)
-    n = np.empty((len(counts), len(order)), dtype=np.int64)
-    c = np.empty_like(n)
-    for m, ct in enumerate(counts):
-        pos = {pid: i for i, pid in enumerate(map(str, ct.prompt_ids))}
-        idx = np.fromiter((pos[p] for p in order), dtype=np.int64, count=len(order))
-        n[m], c[m] = ct.n[idx], ct.c[idx]
-    return Aligned(labels, order, n, c, dropped)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.adapters import ADAPTER_NAMES, NATIVE_FORMATS, choice_flag
 from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.io.text import (
     MAX_LINE_BYTES,
@@ -46,8 +47,6 @@ from rlvr_boundary.io.text import (
 # pyarrow and the Arrow readers (rollouts, adapters, Parquet) are imported inside
 # the branches that read such files: importing pyarrow takes longer than the whole
 # comparison of two count files, which needs none of it.
-
-NATIVE_FORMATS = ("count-jsonl", "count-table", "rollouts")
 
 
 def _is_csv(path: Path) -> bool:
@@ -305,10 +304,10 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
     from rlvr_boundary.io.adapters._common import streaming
     from rlvr_boundary.io.rollouts import CountReducer, validate_batch
 
-    if fmt not in adapters.ADAPTERS:
+    if fmt not in ADAPTER_NAMES:
         raise InputError(f"unknown format '{fmt}'; known: "
-                         f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
-    if getattr(adapters.ADAPTERS[fmt], "STREAMS", False):
+                         f"{', '.join([*NATIVE_FORMATS, *ADAPTER_NAMES])}", path=path)
+    if getattr(adapters.adapter(fmt), "STREAMS", False):
         reducer = CountReducer()
         row = [1]
 
@@ -634,17 +633,12 @@ def _price_from_lines(lines, source: str, kind: str):
 # ----------------------------------------------------------------------------- naming inputs
 
 
-#: The command-line flag of each adapter choice, by (format, keyword of the adapter's read).
-CHOICE_FLAGS = {("lm-eval", "filter"): "--lm-eval-filter", ("lm-eval", "metric"): "--lm-eval-metric",
-                ("lighteval", "metric"): "--lighteval-metric", ("verl", "step"): "--verl-step"}
-
-
 def check_choices_used(choices: dict[str, dict], formats: list[str]) -> None:
     """A choice for a format none of the inputs has is a mistake: say so, naming the flag."""
     for fmt, kwargs in choices.items():
         for key, value in kwargs.items():
             if value is not None and fmt not in formats:
-                raise InputError(f"{CHOICE_FLAGS.get((fmt, key), key)} applies to {fmt} inputs, "
+                raise InputError(f"{choice_flag(fmt, key)} applies to {fmt} inputs, "
                                  f"but the inputs are {', '.join(sorted(set(formats)))}")
 
 
@@ -661,17 +655,9 @@ def label_for(path: Path, labels: dict[str, str] | None) -> str | None:
     return None
 
 
-def parse_labels(specs: list[str], paths: list[Path]) -> dict[str, str]:
-    """``PATH=NAME`` strings into a dict; each PATH must be one of the inputs."""
-    out: dict[str, str] = {}
-    for spec in specs:
-        if "=" not in spec:
-            raise InputError(f"--label needs PATH=NAME, got {spec!r}", field="label")
-        path, name = spec.rsplit("=", 1)
-        if not name:
-            raise InputError(f"--label {spec!r} gives an empty name", field="label")
+def check_labels(labels: dict[str, str], paths: list[Path]) -> None:
+    """Every labelled path must be one of the inputs (as given or resolved)."""
+    for path, name in (labels or {}).items():
         if label_for(Path(path), {str(p): "x" for p in paths}) is None:
-            raise InputError(f"--label {spec!r}: {path} is not one of the inputs "
+            raise InputError(f"--label {path + '=' + name!r}: {path} is not one of the inputs "
                              f"({', '.join(map(str, paths))})", field="label")
-        out[path] = name
-    return out

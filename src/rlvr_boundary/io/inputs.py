@@ -1,7 +1,8 @@
 """Load the inputs of a comparison or an audit: every file read once, in any format.
 
-:func:`load_inputs` is the one loader behind ``rlvr-boundary compare``,
-``rlvr-boundary report`` and the app. For each path it
+:func:`load_inputs` is the loader of the audit workflow (``rlvr-boundary
+report`` and the app's report; ``compare`` reads its two files one model each
+with :func:`rlvr_boundary.io.formats.load_model_counts`). For each path it
 
 1. detects the format once (or takes the one given),
 2. reads it: count files directly; rollout tables (native, or an adapter's
@@ -27,15 +28,14 @@ import pyarrow.compute as pc
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.counts import Counts
-from rlvr_boundary.io.formats import (  # noqa: F401 (label helpers re-exported)
+from rlvr_boundary.io.formats import (
     NATIVE_FORMATS,
     check_choices_used,
-    read_adapter,
-    label_for,
-    parse_labels,
     detect_format,
     feed,
+    label_for,
     load_counts,
+    read_adapter,
 )
 from rlvr_boundary.io.rollouts import (
     REQUIRED_ROLLOUT,
@@ -65,7 +65,8 @@ class Inputs:
 def load_inputs(paths: list[str | Path], *, fmt: str = "auto",
                 labels: dict[str, str] | None = None,
                 choices: dict[str, dict] | None = None, facts: bool = False,
-                quality_sample: int = 20_000, seed: int = 0, progress=None) -> Inputs:
+                quality_sample: int = 20_000, seed: int = 0, progress=None,
+                flagger=None) -> Inputs:
     """Counts of every model in every input, and optionally their per-sample facts.
 
     Parameters
@@ -88,9 +89,13 @@ def load_inputs(paths: list[str | Path], *, fmt: str = "auto",
         Seed of that sample.
     progress
         Called with the number of rows of each rollout batch read.
+    flagger
+        ``flagger(text, prompt)``: the quality flags of one completion, for tables
+        without ``q_*`` columns (None: such flags are not derived).
     """
     choices = choices or {}
-    acc = SampleFacts(quality_sample=quality_sample, seed=seed) if facts else None
+    acc = SampleFacts(quality_sample=quality_sample, seed=seed, flagger=flagger) if facts \
+        else None
     out = Inputs([], [], None)
     seen: dict[str, Path] = {}
     formats = []

@@ -3,10 +3,14 @@
 Every JSON result written by rlvr-boundary has the same envelope::
 
     {"schema_version": "...", "tool": "rlvr-boundary", "tool_version": "...",
-     "kind": "compare", "created": "...", "options": {...}, ...payload}
+     "kind": "compare", "created": "...", "options": {...},
+     "versions": {"numpy": "...", "scipy": "...", ...}, ...payload}
 
-so a result can always be traced to the options and the code that made it. The
-report reads these files; compute code never calls the report.
+so a result can always be traced to the options, the code and the libraries
+that made it (``versions``: numpy and scipy, and torch and transformers when
+the run loaded them). The payload is checked against its kind's declaration in
+:mod:`rlvr_boundary.kinds` when the envelope is built, before anything is
+written. The report reads these files; compute code never calls the report.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import dataclasses
 import datetime as _dt
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +29,10 @@ from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open
 
-#: Version of the JSON result and rollout-table schemas (docs/schema.md).
-SCHEMA_VERSION = "1.0"
+#: Version of the JSON result and rollout-table schemas (docs/schema.md). 1.1 adds keys
+#: (each comparison's ``gain_run_end``); 1.0 files are read and upgraded
+#: (:func:`rlvr_boundary.kinds.upgrade`).
+SCHEMA_VERSION = "1.1"
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -54,12 +61,62 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
-#: Keys every result file has besides its payload.
-ENVELOPE_KEYS = ("schema_version", "tool", "tool_version", "kind", "created", "options")
+#: Keys every result file has besides its payload (``versions`` from schema 1.1 on).
+ENVELOPE_KEYS = ("schema_version", "tool", "tool_version", "kind", "created", "options",
+                 "versions")
+
+#: Libraries whose versions every result records.
+RESULT_LIBRARIES = ("numpy", "scipy")
+#: Libraries recorded too when the run loaded them (models, engines).
+LOADED_LIBRARIES = ("torch", "transformers")
+#: Libraries a sampling or scoring run's manifest records (those installed).
+RUN_LIBRARIES = ("torch", "transformers", "vllm", "ray", "httpx", "numpy", "pyarrow")
+
+
+def _version_of(name: str) -> str | None:
+    """A library's version without importing it: its ``__version__`` when it is loaded, else
+    the name of its ``<name>-<version>.dist-info`` folder beside it (None when absent).
+
+    ``importlib.metadata`` would do the second too, but importing it and scanning every
+    path costs about a tenth of a second, a fifth of a whole ``compare``.
+    """
+    mod = sys.modules.get(name)
+    if mod is not None and isinstance(getattr(mod, "__version__", None), str):
+        return mod.__version__
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    site = Path(spec.origin).parent.parent
+    for d in site.glob(f"{name}-*.dist-info"):
+        return d.name[len(name) + 1:-len(".dist-info")]
+    return None
+
+
+def library_versions(names=RESULT_LIBRARIES, loaded=LOADED_LIBRARIES) -> dict[str, str]:
+    """``{library: version}`` of ``names`` (when installed) and of ``loaded`` (when imported)."""
+    out = {}
+    for pkg in (*names, *(m for m in loaded if m in sys.modules)):
+        v = _version_of(pkg)
+        if v is not None:
+            out[pkg] = v
+    return out
+
+
+def payload_of(doc: dict) -> dict:
+    """The payload of a result document (without the envelope keys)."""
+    return {k: v for k, v in doc.items() if k not in ENVELOPE_KEYS}
 
 
 def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]:
-    """Wrap a result payload with schema version, tool version, kind and options."""
+    """Wrap a result payload with schema version, tool version, kind, options and library
+    versions, after checking it against its kind (:func:`rlvr_boundary.kinds.check`)."""
+    from rlvr_boundary.kinds import check
+
     head = {
         "schema_version": SCHEMA_VERSION,
         "tool": "rlvr-boundary",
@@ -67,11 +124,14 @@ def envelope(kind: str, options: Any, payload: dict[str, Any]) -> dict[str, Any]
         "kind": kind,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "options": to_jsonable(options),
+        "versions": library_versions(),
     }
     clash = set(head) & set(payload)
     if clash:
         raise ValueError(f"payload keys clash with the envelope: {sorted(clash)}")
-    return {**head, **to_jsonable(payload)}
+    doc = {**head, **to_jsonable(payload)}
+    check(doc)
+    return doc
 
 
 def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, Any]) -> dict:
@@ -125,4 +185,6 @@ def read_result(path: str | Path, kind: str | None = None) -> dict[str, Any]:
         )
     if kind is not None and doc.get("kind") != kind:
         raise InputError(f"expected a '{kind}' result, found '{doc.get('kind')}'", path=path)
-    return doc
+    from rlvr_boundary.kinds import upgrade
+
+    return upgrade(doc)

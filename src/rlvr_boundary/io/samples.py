@@ -13,7 +13,9 @@ merged as we go):
   count, mean and standard deviation per model and verdict, and the mean
   entropy in each relative-position bin (``entropy_bins``);
 - quality flags derived from the completion text when a table has no ``q_*``
-  columns: computed on a uniform random sample (a reservoir of at most
+  columns, by the function the caller hands in (``flagger``: the verifiers'
+  :func:`rlvr_boundary.verify.quality.quality_flags`; this module reads and
+  tallies, it does not grade): computed on a uniform random sample (a reservoir of at most
   ``quality_sample`` completions per model, seeded), because the flags are
   pure-Python string scans that would otherwise cost more than reading the
   table; the result says how many completions the shares come from;
@@ -35,7 +37,6 @@ import pyarrow.compute as pc
 
 from rlvr_boundary.io.rollouts import iter_rollout_batches, table_columns
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
-from rlvr_boundary.verify.quality import quality_flags
 
 #: The quality-flag columns: every ``q_*`` column of the schema.
 QUALITY_COLUMNS = tuple(c for c in ROLLOUT_BY_NAME if c.startswith("q_"))
@@ -53,8 +54,11 @@ class SampleFacts:
     """Accumulates answer classes, quality flags and token summaries over batches."""
 
     def __init__(self, *, quality_sample: int = 20_000, seed: int = 0,
-                 keep_texts: bool = True) -> None:
+                 keep_texts: bool = True, flagger=None) -> None:
         self.quality_sample = quality_sample
+        #: ``flagger(text, prompt) -> {q_* column: value}``; None: flags are only read, never
+        #: derived from text.
+        self.flagger = flagger
         self.rng = np.random.default_rng(seed)
         self.reservoir: dict = {}  # m -> {"seen": int, "items": list of (text, prompt, correct)}
         self.keep_texts = keep_texts
@@ -76,7 +80,7 @@ class SampleFacts:
         """
         names = t.column_names
         if "text" in names:
-            if derive_quality:
+            if derive_quality and self.flagger is not None:
                 self._sample_for_quality(t)
             if self.keep_texts and self.texts_complete:
                 self._keep_texts(t)
@@ -156,7 +160,7 @@ class SampleFacts:
             items = res["items"]
             if not items:
                 continue
-            flags = [quality_flags(text, prompt) for text, prompt, _ in items]
+            flags = [self.flagger(text, prompt) for text, prompt, _ in items]
             cols = {"model": pa.array([m] * len(items), pa.string()),
                     "correct": pa.array([ok for _, _, ok in items], pa.bool_())}
             for c in QUALITY_COLUMNS:

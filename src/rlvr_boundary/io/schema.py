@@ -85,6 +85,18 @@ ROLLOUT_COLUMNS: tuple[Column, ...] = (
 )
 
 ROLLOUT_BY_NAME = {c.name: c for c in ROLLOUT_COLUMNS}
+
+#: Columns a scoring run (``rlvr-boundary score``) adds: the completion's statistics under
+#: the scoring model, exact from its full logits.
+SCORE_COLUMNS = {
+    "score_model": pa.string(),
+    "score_num_tokens": pa.int64(),
+    "score_log_ppl": pa.float64(),
+    "score_entropy_mean": pa.float64(),
+    "score_rbf_mean": pa.float64(),
+    "score_inv_simpson_mean": pa.float64(),
+    "score_entropy_bins": pa.list_(pa.float64()),
+}
 REQUIRED_ROLLOUT = tuple(c.name for c in ROLLOUT_COLUMNS if c.required)
 
 #: The count-only table: one row per (prompt_id, model).

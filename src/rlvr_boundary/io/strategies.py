@@ -3,15 +3,14 @@
 A second, narrow pass over the native rollout inputs (four columns: model,
 prompt_id, correct, strategy), made only when a table has the column. Labels
 given with ``--label`` rename a single-model table as the main reader does.
+The rows are returned as read; the counting is
+:func:`rlvr_boundary.analysis.strategies.strategy_tables`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from rlvr_boundary.analysis.strategies import strategy_codes, strategy_counts
 from rlvr_boundary.io.formats import label_for
 from rlvr_boundary.io.rollouts import iter_rollout_batches, table_columns
 
@@ -23,14 +22,19 @@ def has_strategies(paths: list[Path]) -> bool:
     return any(COLUMN in table_columns(p) for p in paths)
 
 
-def read_strategy_counts(paths: list[Path], models: list[str], prompt_ids: list[str], *,
-                         labels: dict[str, str] | None = None
-                         ) -> tuple[list[str], np.ndarray, np.ndarray] | None:
-    """Strategy names and ``(M, X, S)`` sample and correct counts, or None without the column.
+def read_strategy_rows(paths: list[Path], models: list[str], prompt_ids: list[str], *,
+                       labels: dict[str, str] | None = None) -> dict | None:
+    """The samples' model and prompt indices, strategy labels and verdicts, or None without
+    the column.
 
     Rows of models or prompts outside ``models`` / ``prompt_ids`` (dropped by the
-    alignment) are skipped; a model with no ``strategy`` column counts its samples
-    as unlabelled.
+    alignment) are skipped; a model with no ``strategy`` column gives None labels.
+
+    Returns
+    -------
+    dict or None
+        ``{"model": [...], "prompt": [...], "strategy": [...], "correct": [...]}``,
+        one entry per sample kept, indices into ``models`` and ``prompt_ids``.
     """
     paths = [Path(p) for p in paths]
     if not has_strategies(paths):
@@ -52,13 +56,4 @@ def read_strategy_counts(paths: list[Path], models: list[str], prompt_ids: list[
                     rows_x.append(xi[p])
                     rows_s.append(s)
                     rows_ok.append(bool(ok))
-    codes, names = strategy_codes(rows_s)
-    m_arr, x_arr, ok_arr = (np.array(v, dtype=t) for v, t in
-                            ((rows_m, np.int64), (rows_x, np.int64), (rows_ok, bool)))
-    n = np.zeros((len(models), len(prompt_ids), len(names)), np.int64)
-    c = np.zeros_like(n)
-    for i in range(len(models)):
-        sel = m_arr == i
-        n[i], c[i] = strategy_counts(x_arr[sel], codes[sel], ok_arr[sel], len(prompt_ids),
-                                     len(names))
-    return names, n, c
+    return {"model": rows_m, "prompt": rows_x, "strategy": rows_s, "correct": rows_ok}

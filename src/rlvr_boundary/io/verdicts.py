@@ -6,9 +6,9 @@ kind of the gold answer, and ``gold``). When a table carries two or more such
 columns, the readers reduce per-scorer counts per (model, prompt) in the same
 pass as the main counts (:class:`rlvr_boundary.io.rollouts.CountReducer`), and
 :class:`VerdictTally` counts the verdict patterns by answer type, keeping a few
-examples of each disagreement, in bounded memory. The disagreement table itself
-is computed from the tally by
-:func:`rlvr_boundary.analysis.scorers.disagreement_from_tally`.
+examples of each disagreement, in bounded memory. The statistics (per-scorer
+comparisons, the disagreement table) are computed from these counts and tallies
+by :mod:`rlvr_boundary.analysis.scorers`; this module only reads and reshapes.
 
 A table with one verdict column (or none besides ``correct``) is read exactly
 as before.
@@ -216,42 +216,6 @@ def primary_scorer(counts: list, chosen: str | None) -> str | None:
         if all(s in ct.scorers and np.array_equal(ct.scorers[s], ct.c) for ct in counts):
             return s
     return None
-
-
-def scorer_result(counts: list, prompt_ids, base: str, checkpoints: list[str], ks, options,
-                  primary: str | None) -> dict | None:
-    """The scorer-sensitivity block of a result, or None when the inputs carry < 2 scorers.
-
-    Parameters
-    ----------
-    counts
-        The models' :class:`~rlvr_boundary.io.counts.Counts` (with ``scorers`` and ``tally``).
-    prompt_ids
-        ``(P,)`` the aligned prompts of the main analysis.
-    base, checkpoints
-        Labels, as in the main analysis.
-    ks
-        The main analysis's budgets.
-    options
-        The :class:`~rlvr_boundary.analysis.options.CompareOptions` (bootstrap, alpha, seed).
-    primary
-        The scorer of the main counts (:func:`primary_scorer`).
-    """
-    from rlvr_boundary.analysis.scorers import ScorerOptions, scorer_block
-
-    models = [base, *checkpoints]
-    mine = [ct for ct in counts if ct.model in models]
-    per = aligned_scorer_counts(mine, prompt_ids)
-    if not per:
-        return None
-    # The main numbers' scorer first (the others are read against it), then by name.
-    first = [primary] if primary in per else []
-    per = {s: per[s] for s in [*first, *sorted(s for s in per if s not in first)]}
-    opts = ScorerOptions(ks=[int(k) for k in ks], bootstrap=options.bootstrap,
-                         alpha=options.alpha, seed=options.seed)
-    tallies = [ct.tally for ct in mine if ct.tally is not None]
-    return scorer_block(per, base, checkpoints, primary=primary if primary in per else None,
-                        opts=opts, tallies=tallies)
 
 
 def choose_scorer(counts: list, chosen: str | None):

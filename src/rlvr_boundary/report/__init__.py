@@ -1,10 +1,13 @@
-"""Presentation: words, figures and the page, made from result files.
+"""Presentation: words, figures and the page, made from result documents only.
 
-- :mod:`.words`: every sentence a reader sees (page and console);
-- :mod:`.build`: :func:`~.build.make_report` (inputs -> result file) and
-  :func:`~.build.render_report` (result file -> page and figures);
-- :mod:`.figures`, :mod:`.html`: the drawing and the page.
+- :mod:`.words`: every sentence a reader sees (page, console, app), one console
+  rendering per result kind, and the glossary;
+- :mod:`.build`: :func:`~.build.render_report`, a ``report`` result document ->
+  page and figures;
+- :mod:`.figures`, :mod:`.html`: the drawing and the page;
+- :mod:`.compare_figures`, :mod:`.theory_figures`: the figures of the
+  ``compare``, ``price`` and ``theory-frontier`` results.
 
-This ``__init__`` imports nothing, so ``compare`` can use the words without
-loading the audit's dependencies.
+Nothing here reads inputs or computes a number: the workflows
+(:mod:`rlvr_boundary.pipelines`) do, and hand over the result document.
 """

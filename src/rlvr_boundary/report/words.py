@@ -1,17 +1,22 @@
-"""Every sentence a reader sees, made from result dicts: one place for the page and the console.
+"""Every sentence a reader sees, made from result documents: one place for page, console and app.
 
-The analysis writes numbers; this module says what they mean. Rules kept here:
+The workflows write numbers (every number a sentence needs is in the result
+document); this module says what they mean. It imports nothing of the library:
+a result document in, words out. Rules kept here:
 
-- differences of pass@k are in points (percentage points, 1 point = 0.01), with
-  a sign; pass@k values themselves as proportions with four decimals;
-- a term is defined where it is first used (SRR, NDR, NSCR, the band, k*);
+- differences of pass@k and prices are in points (percentage points, 1 point =
+  0.01), with a sign for differences; pass@k values themselves as proportions
+  with four decimals; JSON keeps proportions;
+- a term is defined where it is first used (SRR, NDR, NSCR, the band, k*), and
+  :data:`GLOSSARY` defines every term once for the page, the app and the docs;
 - no ``None``, no Python containers, no nested parentheses in a sentence;
 - a missing value reads as a phrase ("none", "beyond the grid"), never as a blank.
+
+Each result kind has one console rendering (:func:`console_lines`): the
+commands only print what it returns.
 """
 
 from __future__ import annotations
-
-from rlvr_boundary.analysis.pairwise import gain_run_end
 
 #: Spelled-out names of the support metrics (Wu et al., "The Invisible Leash", arXiv 2507.14843).
 SUPPORT_TERMS = {
@@ -58,7 +63,7 @@ def headline(res: dict) -> str:
         return (f"RL {'raises' if d1 > 0 else 'lowers' if d1 < 0 else 'leaves'} pass@1"
                 f"{'' if d1 == 0 else ' by ' + pts(abs(d1), False) + ' points'}; one prompt "
                 "gives no confidence band.")
-    end = gain_run_end(res)
+    end = res.get("gain_run_end")
     losses = res.get("loss_budgets") or []
     gains = res.get("gain_budgets") or []
     if end is not None and losses:
@@ -505,3 +510,328 @@ def strategy_minority_sentence(st: dict, base: str, model: str) -> str | None:
     return (f"{X} problem{'s' if X != 1 else ''} {'are' if X != 1 else 'is'} solved only by "
             f"strategies other than {st['majority']}: {model} reaches {rm} of them (the base "
             f"{rb}), with mean accuracy {am:.3f} on them (the base {ab:.3f}).")
+
+
+# ----------------------------------------------------------------------------- console renderings
+#
+# One rendering per result kind: a list of lines (str) and rich renderables (a table, a
+# styled line) that the command prints in order. Model labels and other user data go
+# into rich Text objects or plain strings printed without markup, never into markup.
+
+
+def _styled(*parts):
+    """A rich Text from ``(text, style)`` pairs and plain strings (no markup parsing)."""
+    from rich.text import Text
+
+    return Text.assemble(*parts)
+
+
+def note_line(text: str):
+    """A "note:" line (yellow label) for the console."""
+    return _styled(("note:", "yellow"), " " + text)
+
+
+def _table(header: list[str], rows: list[list[str]], *, justify: str = "right", **kw):
+    from rich.table import Table
+
+    t = Table(show_header=True, header_style="bold", **kw)
+    for col in header:
+        t.add_column(col, justify=justify)
+    for r in rows:
+        t.add_row(*r)
+    return t
+
+
+def kstar_price_sentence(res: dict) -> str:
+    """'k* = 22; price 1.98 points (0.01981) at k = 128.': the crossover and the price."""
+    kstar = f"k* = {res['k_star']}" if res["k_star"] is not None else "no k* on the grid"
+    price = (f"price {pts(res['price'], False)} points ({res['price']:.5f}) at k = "
+             f"{res['price_k']}" if res["price"] > 0 else "no price on the grid")
+    return f"{kstar}; {price}."
+
+
+def compare_console(res: dict) -> list:
+    """What a person reads after ``compare``: a short table and the words of the result."""
+    base, rl = res["models"]["base"], res["models"]["rl"]
+    ks = list(res["ks"])
+    nb = res["n_samples"][base]
+    n_text = f"{nb['min']}" if nb["min"] == nb["max"] else f"{nb['min']} to {nb['max']}"
+    out: list = [_styled((rl, "bold"), " against ", (base, "bold"),
+                         f" on {res['n_prompts']} prompts, n = {n_text} samples per prompt")]
+    show = sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0],
+                   *([res["k_star"]] if res["k_star"] else [])})
+    band = res.get("band")
+    rows = []
+    for k in show:
+        j = ks.index(k)
+        b = f"{pts(band['lower'][j])} to {pts(band['upper'][j])}" if band else "-"
+        rows.append([str(k), f"{res['pass_at_k'][base][j]:.4f}", f"{res['pass_at_k'][rl][j]:.4f}",
+                     pts(res["diff"][j]), b, res["verdict_per_k"][j]])
+    out.append(_table(["k", f"pass@k {base}", f"pass@k {rl}", "D(k), points", "band, points",
+                       "verdict"], rows))
+    nr = res["n_samples"][rl]
+    note = one_sample_note(max(nb["max"], nr["max"]))
+    if note:
+        out.append(note_line(note))
+    out.append(f"Solved by at least one sample: {base} {res['solved_at_n'][base]} of "
+               f"{res['n_prompts']}, {rl} {res['solved_at_n'][rl]} of {res['n_prompts']}.")
+    out.append(crossings_sentence(res))
+    out.append(kstar_price_sentence(res))
+    out += [s for s in (delta_se_sentence(res), band_sentence(res), bootstrap_sentence(res)) if s]
+    out.append(_styled((headline(res), "bold")))
+    out.append(explanation(res))
+    if res.get("scorers"):
+        out += scorer_lines(res["scorers"])
+    extras = [band_unit_sentence(res)]
+    if res.get("verifier_error"):
+        extras.append(verifier_error_sentence(res["verifier_error"]))
+    if res.get("extrapolation"):
+        extras.append(extrapolation_sentence(res["extrapolation"]))
+    return out + [x for x in extras if x]
+
+
+def report_console(audit: dict) -> list:
+    """What a person reads after ``report``: the summary of the page."""
+    return summary_lines(audit)
+
+
+def price_console(res: dict) -> list:
+    """What a person reads after ``price``: crossings, the bound, k* and the price."""
+    ks = list(res["ks"])
+    out = []
+    if res["input_kind"] == "rates":
+        out.append(f"{res['n_prompts']} prompts; rate curves 1-(1-p)^k on k = {ks[0]}..{ks[-1]} "
+                   f"({len(ks)} budgets)")
+        out.append(f"crossings: {res['n_crossings']}; bound (generalized Descartes): "
+                   f"{res['crossing_bound']} (V = {res['crossing_bound_V']})")
+    else:
+        out.append(f"published curve at k = {', '.join(map(str, ks))}")
+        out.append(f"crossings: {res['n_crossings']} in "
+                   + (", ".join(f"({a}, {b}]" for a, b in res["crossing_intervals"]) or "-"))
+    for c in res["crossings"]:
+        out.append(f"  {c['direction'].replace('_', ' ')} between k = {c['k_before']} and "
+                   f"{c['k_after']} (log-k interpolation: {c['k_continuous']:.1f})")
+    out.append(kstar_price_sentence(res))
+    if res["input_kind"] == "rates":
+        out.append(f"as k -> infinity, D -> {pts(res['asymptotic_diff'])} points "
+                   "(difference in the share of prompts with nonzero success rate)")
+    return out
+
+
+#: Prices below this are LP round-off (constraints hold to about 1e-9), not a loss.
+NO_LOSS = 1e-8
+
+
+def frontier_line(r: dict, kmax: float) -> str:
+    """One line of the price frontier, in points; says so when nothing is lost."""
+    gain = f"tau = {r['tau']:.2f}: pass@1 gain {r['gain'] * 100:+.2f} points, "
+    if r["price"] <= NO_LOSS:
+        return gain + f"no pass@k loss at any budget k <= {kmax:g}"
+    loss = "< 0.01" if r["price"] * 100 < 0.005 else f"{r['price'] * 100:.2f}"
+    return gain + f"worst pass@k loss {loss} points at k = {r['price_k']:g}"
+
+
+def frontier_notes(above: list[dict], n_floors: int) -> list[str]:
+    """Why tilt points lie above the frontier line, one sentence per reason found."""
+    reasons = {a["reason"] for a in above}
+    notes = []
+    if "floor grid" in reasons:
+        notes.append(f"Some tilt points lie above the frontier line because the frontier is "
+                     f"computed at {n_floors} floors tau and drawn with straight lines between "
+                     "them; between two floors the true frontier bulges above the line. At each "
+                     "such point's own floor the LP gains at least as much for no more price.")
+    if "floor, not price" in reasons:
+        notes.append("Some tilt points lie above the frontier line because each frontier point "
+                     "maximizes pass@1 under a floor on every prompt (p_x >= tau p_x(pi0)), not "
+                     "under a price: its price is measured afterwards. The tilt spreads its "
+                     "losses more evenly, so its worst pass@k loss can be smaller at the same "
+                     "gain. At equal floor it never gains more than the frontier (right panel).")
+    return notes
+
+
+def frontier_console(doc: dict) -> list:
+    """About six lines of the frontier (first and last floor included) and the notes."""
+    front, kmax = doc["frontier"], doc["options"]["kmax"]
+    step = max(1, len(front) // 6)
+    out = [frontier_line(front[i], kmax)
+           for i in sorted(set(range(0, len(front), step)) | {len(front) - 1})]
+    return out + frontier_notes(doc["tilt_above_frontier"], len(front))
+
+
+def diagnose_sentences(doc: dict) -> list[str]:
+    """Free lunch (the direction and how far it goes) or the certificate; specialization."""
+    names, prompts = doc["strategies"], doc["prompts"]
+    out = []
+    if doc["free_lunch"]:
+        out.append("A free lunch exists: moving mass along d (sum 0) raises some prompts and "
+                   "lowers none, so pass@1 can rise at no pass@k price.")
+        out += [f"  d({n}) = {v:+.4f}" for n, v in zip(names, doc["direction"])]
+        out.append("  change of success per prompt, per unit step: " + ", ".join(
+            f"{p} {g:+.4f}" for p, g in zip(prompts, doc["prompt_change"])))
+        out.append(f"  from pi0 the step can go up to {doc['max_step']:.4f} before a weight "
+                   "hits 0.")
+    else:
+        out.append("No free lunch: every change of mixture that raises pass@1 lowers some "
+                   "prompt. Certificate (Stiemke): strictly positive prompt weights under which "
+                   f"every strategy scores the same, {doc['c']:.4f}:")
+        out.append("  " + ", ".join(f"{p} {v:.4f}" for p, v in zip(prompts, doc["weights"])))
+    if doc["exclusive"]:
+        out.append("The matrix has exclusive specialization (every strategy has a prompt only "
+                   "it solves), which alone rules out a free lunch.")
+    if doc.get("dominance_margin") is not None:
+        m = doc["dominance_margin"]
+        out.append(f"Dominance margin with blocks by best strategy: {m:+.4f} "
+                   + ("(> 0: dominant specialization, which alone rules out a free lunch)"
+                      if m > 0 else "(<= 0: our dominance condition does not apply)"))
+    return out
+
+
+def diagnose_console(doc: dict) -> list:
+    """The diagnosis, its first sentence in bold."""
+    lines = diagnose_sentences(doc)
+    head, _, rest = lines[0].partition(": ")
+    return [_styled((head, "bold"), ": " + rest), *lines[1:]]
+
+
+def theory_verify_console(doc: dict) -> list:
+    """The claims table (status, claim, instances, figure, seconds) and the tally."""
+    from rich.table import Table
+
+    res = doc["claims"]
+    t = Table(show_header=True, header_style="bold", show_lines=True)
+    for c, kw in (("status", {"no_wrap": True}), ("claim", {"ratio": 2}),
+                  ("instances", {"justify": "right"}), ("figure", {"ratio": 3}),
+                  ("s", {"justify": "right"})):
+        t.add_column(c, overflow="fold", **kw)
+    for c in res:
+        color = {"PASS": "green", "FAIL": "red"}.get(c["status"], "yellow")
+        t.add_row(_styled((c["status"], color)), c["claim"], f"{c['instances']:,}",
+                  c["figure"], f"{c['seconds']:.1f}")
+    measured = len(res) - doc["passed"] - doc["failed"]
+    return [t, f"{doc['passed']} PASS, {doc['failed']} FAIL, {measured} MEASURED "
+               f"({'quick' if doc['options']['quick'] else 'full'} suite, "
+               f"{sum(c['seconds'] for c in res):.1f} s)"]
+
+
+def entropy_match_sentence(matched: dict, target: float) -> str:
+    """The temperature found by entropy matching, and the entropy it gives."""
+    return (f"entropy matched: temperature {matched['temperature']:.3f} gives "
+            f"{matched['entropy']:.4f} nats (target {target:.4f})")
+
+
+def sample_console(doc: dict) -> list:
+    """What a person reads after ``sample``: how many samples, shards, how fast, resumed."""
+    rate = doc["samples_per_second"]
+    return [f"{doc['samples']} samples ({doc['prompts']} prompts x {doc['n']}) in "
+            f"{doc['shards']} shards; drew {doc['generated_now']} now"
+            + (f" at {rate:.1f} samples/s" if rate else "")
+            + (f", {doc['resumed_from']} kept from an earlier run" if doc["resumed_from"]
+               else "")]
+
+
+def score_sentence(summary: dict, label: str) -> str:
+    """How many completions a scoring run scored, under which model, how long."""
+    return f"scored {summary['rows']} completions under {label} in {summary['seconds']:.1f} s"
+
+
+def learning_brief(res: dict) -> str:
+    """Where learning landed in one line: the share of tokens that barely moved."""
+    return (f"where learning landed: {res['barely_moved']['0.05']:.1%} of {res['tokens']:,} "
+            "tokens moved by at most 0.05 in probability")
+
+
+def learning_console(doc: dict) -> list:
+    """The one-line brief, then the full sentence of the report."""
+    return [learning_brief(doc), learning_sentence(doc)]
+
+
+def verify_console(doc: dict) -> list:
+    """What a person reads after ``verify``: totals, statuses, each backend's known limits,
+    and per answer type how often several backends disagree (with examples)."""
+    if doc.get("already_complete"):
+        return [f"{doc['output']} is already complete ({doc['rows']} samples graded with "
+                f"{doc['verifier']}, {doc['correct']} correct): nothing to grade"]
+    out: list = [f"graded {doc['rows']} samples with {doc['verifier']} in "
+                 f"{doc['seconds']:.1f} s: {doc['correct']} correct; statuses: "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(doc["statuses"].items()))]
+    for b, limits in (doc.get("known_limits") or {}).items():
+        out.append(_styled((f"known limits of {b}: " + "; ".join(limits), "dim")))
+    dis = doc.get("disagreement")
+    if not dis:
+        return out
+    from rich.table import Table
+
+    ref = dis["reference"]
+    out += [f"{info['label']}: {info['correct']} correct" for info in doc["backends"].values()]
+    table = Table(title=f"disagreement with {ref} by answer type")
+    others = list(dis["overall"])
+    table.add_column("answer type")
+    table.add_column("rows", justify="right")
+    for b in others:
+        table.add_column(f"{b} differs", justify="right")
+        table.add_column(f"only {ref} / only {b}", justify="right")
+    for ty, st in [*dis["by_type"].items(), ("all", dis["overall"])]:
+        cells = [ty, str(next(iter(st.values()))["rows"])]
+        for b in others:
+            x = st[b]
+            cells += [f"{x['disagree']} ({x['rate']:.1%})",
+                      f"{x['only_reference']} / {x['only_other']}"]
+        table.add_row(*cells)
+    out.append(table)
+    for ty, per in dis["examples"].items():
+        for b, exs in per.items():
+            for e in exs[:2]:
+                out.append(f"  {ty}: gold {e['gold']!r}, answer {e['answer']!r}: "
+                           f"{ref} {e[ref]}, {b} {e[b]}")
+    return out
+
+
+def plan_console(doc: dict) -> list:
+    """What a person reads after ``plan``: the pilot, the claims, each design's power."""
+    o = doc["options"]
+    named = [(w, o[f"{w}_at"]) for w in ("gain", "loss") if o.get(f"{w}_at")]
+    claims = " and ".join(f"a {w} at k = {k}" for w, k in named)
+    k_max = max(k for _, k in named)
+    pilot = doc["pilot"]
+    out = [f"Pilot: {pilot['prompts']} prompts, n = {pilot['n_base']} (base) and "
+           f"{pilot['n_rl']} (trained). Planned study: {doc['prompts']} prompts; claim: "
+           f"{claims}; band over k = 1..{k_max}."]
+    for row in doc["designs"]:
+        u, a = row["uniform"], row["allocated"]
+        out.append(f"  n = {row['n']:>5} per prompt: power {u['power']:.2f} +- {u['mc_se']:.2f} "
+                   f"uniform, {a['power']:.2f} +- {a['mc_se']:.2f} allocated "
+                   f"({row['allocated_n_range'][0]}-{row['allocated_n_range'][1]} per prompt)")
+    rec = doc["recommended"]
+    if rec:
+        out.append(f"Recommended: {rec['design']} n = {rec['n']} samples per prompt (power "
+                   f"{rec['power']:.2f} at the {o['power']:.2f} asked; model-based simulation "
+                   "from the pilot).")
+    else:
+        out.append(f"No candidate budget reaches power {o['power']:.2f}; try larger --budgets "
+                   "or more --prompts.")
+    out.append("Use the pilot only to allocate: estimate from the new samples alone.")
+    return out
+
+
+def rft_console(doc: dict) -> list:
+    """What a person reads after ``rft-select``: selected, by verdict, and every drop reason."""
+    return [f"{doc['n_input']} samples -> {doc['n_selected']} selected "
+            f"({doc['n_positive_selected']} correct, {doc['n_negative_selected']} incorrect)"
+            + (f"; {doc['shortfall']} short of the budget" if doc["shortfall"] else ""),
+            "dropped: " + ", ".join(f"{k} {v}" for k, v in doc["drops"].items())]
+
+
+#: The console rendering of each result kind (see :func:`console_lines`).
+CONSOLE = {"compare": compare_console, "report": report_console, "price": price_console,
+           "theory-frontier": frontier_console, "theory-diagnose": diagnose_console,
+           "theory-verify": theory_verify_console, "sample": sample_console,
+           "learning_landed": learning_console, "verify": verify_console,
+           "plan": plan_console, "rft-select": rft_console}
+
+
+def console_lines(doc: dict) -> list:
+    """The console rendering of a result document, chosen by its kind."""
+    kind = doc.get("kind")
+    if kind not in CONSOLE:
+        raise KeyError(f"no console rendering for result kind {kind!r}")
+    return CONSOLE[kind](doc)

@@ -26,6 +26,10 @@ never raise the share of negatives above the one asked for) and the shortfall is
 reported. Positives whose ranking score is missing (NaN) are dropped as
 ``missing_score``; eligible samples that do not fit are ``over_budget``.
 
+The strategies and the columns they rank by are declared with the workflow's
+options (:data:`rlvr_boundary.pipelines.rft_select.STRATEGIES`); here ``by`` is
+only ``random`` or ranked by the ``score`` given.
+
 The text rules are given by the caller as ``text_ops``, a namespace with
 ``last_boxed``, ``cut_after_answer`` and ``redundancy3``: the command passes
 :mod:`rlvr_boundary.verify.quality`, the same code that computes the audit's
@@ -41,36 +45,6 @@ import numpy as np
 
 #: Drop reasons, in the order the rules are applied.
 DROP_REASONS = ("no_text", "no_boxed", "no_digit", "redundant", "missing_score", "over_budget")
-#: Selection strategies and the score column each ranks positives by.
-STRATEGY_COLUMNS = {"rbf": "rbf_mean", "entropy": "entropy_mean", "random": None}
-
-
-@dataclass
-class RftOptions:
-    """Options of ``rlvr-boundary rft-select``."""
-
-    budget: int = 1100
-    """Number of samples to select (the report's 1.1k per round)."""
-    neg_frac: float = 0.05
-    """Share of the budget given to incorrect samples, drawn at random (report: 5%)."""
-    by: str = "rbf"
-    """How positives are chosen: rbf (highest mean RBF), entropy (highest mean entropy), random."""
-    max_redundancy: float = 0.31
-    """Drop samples whose 3-gram redundancy exceeds this."""
-    seed: int = 0
-    """Seed of the random draws (negatives; positives under ``random``)."""
-
-    def __post_init__(self) -> None:
-        if self.by not in STRATEGY_COLUMNS:
-            raise ValueError(f"--by must be one of {sorted(STRATEGY_COLUMNS)}, got {self.by!r}")
-        if isinstance(self.budget, bool) or int(self.budget) != self.budget or self.budget < 1:
-            raise ValueError(f"budget must be a positive integer, got {self.budget!r}")
-        if not 0.0 <= self.neg_frac <= 1.0:
-            raise ValueError(f"neg_frac must lie in [0, 1], got {self.neg_frac}")
-        if not 0.0 <= self.max_redundancy <= 1.0:
-            raise ValueError(f"max_redundancy must lie in [0, 1], got {self.max_redundancy}")
-        if isinstance(self.seed, bool) or not 0 <= int(self.seed) < 2**63:
-            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1, got {self.seed!r}")
 
 
 @dataclass
@@ -126,7 +100,7 @@ def apply_rules(texts, max_redundancy: float, text_ops) -> tuple[list, list]:
     return cut, reasons
 
 
-def select_rft(texts, correct, score, opts: RftOptions, *, text_ops) -> RftSelection:
+def select_rft(texts, correct, score, opts, *, text_ops) -> RftSelection:
     """Apply the rule filters and the strategy of ``opts``.
 
     Parameters
@@ -139,7 +113,9 @@ def select_rft(texts, correct, score, opts: RftOptions, *, text_ops) -> RftSelec
         ``(N,)`` ranking score of the strategy (rbf_mean or entropy_mean), or None
         for ``random``.
     opts
-        Budget, negative share, strategy, threshold, seed.
+        The workflow's options (``RftOptions`` of :mod:`rlvr_boundary.pipelines.rft_select`):
+        ``budget``, ``neg_frac``, ``by`` (``random`` or a ranked strategy), ``max_redundancy``,
+        ``seed``.
     text_ops
         The text rules: :mod:`rlvr_boundary.verify.quality` (see :func:`apply_rules`).
     """

@@ -1,5 +1,11 @@
 """Adapters: other tools' evaluation outputs read into our data model.
 
+This package's ``__init__`` is the registry of every input format
+(:data:`FORMATS`): its ``--format`` name, one line of help, the adapter module
+that reads it and the adapter's own choices with their flags. The command line
+and the app list formats and add the adapters' flags from it; nothing else
+copies them.
+
 Each adapter module has ``NAME``, ``sniff(path) -> bool`` (cheap: first JSON line
 or the Parquet schema) and ``read(path, model=None) -> pyarrow.Table`` returning
 either a rollout table (``prompt_id, model, sample_idx, correct`` and, where the
@@ -33,13 +39,97 @@ vllm-jsonl: ``outputs[].text`` or ``custom_id, response``; lighteval: Parquet).
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.adapters import lighteval, limit_of_rlvr, lm_eval, verl, vllm_jsonl
-from rlvr_boundary.io.rollouts import PARQUET_ERRORS
 
-ADAPTERS = {m.NAME: m for m in (lm_eval, lighteval, verl, limit_of_rlvr, vllm_jsonl)}
+# The registry below is read when the command line is built (format names, help and
+# the adapters' own flags): it imports no adapter module and no Arrow. An adapter is
+# imported when a file of its format is detected or read.
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice an adapter's ``read`` takes, and the option that sets it."""
+
+    key: str
+    """Keyword of the adapter's ``read``."""
+    field: str
+    """Field of the workflow options (``CompareOptions``) that holds it; its flag is the
+    field name with dashes (``lm_eval_filter`` -> ``--lm-eval-filter``)."""
+    kind: str
+    """``str`` or ``int``."""
+    metavar: str
+    help: str
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.field.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Format:
+    """An input format: its ``--format`` name, one line of help, and who reads it."""
+
+    name: str
+    help: str
+    module: str | None = None
+    """The adapter module (``NAME``, ``sniff``, ``read``); None: a native format read by
+    :mod:`rlvr_boundary.io.formats`."""
+    choices: tuple[Choice, ...] = ()
+
+
+#: Every input format, native ones first (their order is the detection order of adapters).
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("count-jsonl", "per-prompt counts, one {id, n, c} JSON object per line"),
+    Format("count-table", "counts as rows (prompt_id, model, n, c) in CSV/TSV, JSONL or "
+                          "Parquet"),
+    Format("rollouts", "the rollout table: one row per sample (docs/schema.md)"),
+    Format("lm-eval", "lm-evaluation-harness --log_samples JSONL",
+           "rlvr_boundary.io.adapters.lm_eval",
+           (Choice("filter", "lm_eval_filter", "str", "NAME",
+                   "lm-evaluation-harness filter to read (default: the first non-majority "
+                   "filter in the file)"),
+            Choice("metric", "lm_eval_metric", "str", "NAME",
+                   "lm-evaluation-harness per-document metric (default: exact_match, acc, "
+                   "... whichever is present)"))),
+    Format("lighteval", "lighteval --save-details Parquet", "rlvr_boundary.io.adapters.lighteval",
+           (Choice("metric", "lighteval_metric", "str", "NAME",
+                   "lighteval metric (default: a sampling metric such as avg@n, else a 0/1 "
+                   "match)"),)),
+    Format("verl", "verl validation dumps (trainer.validation_data_dir), one model per step",
+           "rlvr_boundary.io.adapters.verl",
+           (Choice("step", "verl_step", "int", "STEP",
+                   "verl validation step to read from a directory of dumps (default: every "
+                   "step, one model each)"),)),
+    Format("limit-of-rlvr", "the Qwen2.5-Math / limit-of-RLVR evaluator JSONL",
+           "rlvr_boundary.io.adapters.limit_of_rlvr"),
+    Format("vllm-jsonl", "graded vLLM RequestOutput or OpenAI batch output lines",
+           "rlvr_boundary.io.adapters.vllm_jsonl"),
+)}
+
+#: Formats read by :mod:`rlvr_boundary.io.formats` itself.
+NATIVE_FORMATS = tuple(n for n, f in FORMATS.items() if f.module is None)
+#: Formats of other tools, each read by its adapter module.
+ADAPTER_NAMES = tuple(n for n, f in FORMATS.items() if f.module is not None)
+
+
+def adapter(name: str):
+    """The adapter module of format ``name``, imported now."""
+    fmt = FORMATS.get(name)
+    if fmt is None or fmt.module is None:
+        raise InputError(f"unknown adapter '{name}'; known: {', '.join(ADAPTER_NAMES)}")
+    return importlib.import_module(fmt.module)
+
+
+def choice_flag(fmt: str, key: str) -> str:
+    """The flag that sets the choice ``key`` of format ``fmt`` (``--lm-eval-filter``)."""
+    for c in FORMATS[fmt].choices if fmt in FORMATS else ():
+        if c.key == key:
+            return c.flag
+    return key
 
 
 def detect(path: str | Path) -> str | None:
@@ -48,12 +138,14 @@ def detect(path: str | Path) -> str | None:
     Cheap: reads the first JSON line of a file, a Parquet schema, or a directory
     listing plus one file's first line.
     """
+    from rlvr_boundary.io.rollouts import PARQUET_ERRORS
+
     path = Path(path)
     if not path.exists():
         return None
-    for name, mod in ADAPTERS.items():
+    for name in ADAPTER_NAMES:
         try:
-            if mod.sniff(path):
+            if adapter(name).sniff(path):
                 return name
         except (InputError, *PARQUET_ERRORS):  # a corrupt file is no format's
             continue
@@ -61,12 +153,12 @@ def detect(path: str | Path) -> str | None:
 
 
 def read(fmt: str, path: str | Path, model: str | None = None, **choices):
-    """Read ``path`` with adapter ``fmt`` (see :data:`ADAPTERS`).
+    """Read ``path`` with adapter ``fmt`` (see :data:`FORMATS`).
 
     Parameters
     ----------
     fmt
-        Adapter name, a key of :data:`ADAPTERS`.
+        Adapter name, one of :data:`ADAPTER_NAMES`.
     path
         The tool's output file (or directory, where the adapter reads one).
     model
@@ -83,16 +175,16 @@ def read(fmt: str, path: str | Path, model: str | None = None, **choices):
         ``truncated``, ``num_tokens`` and the extra ``prompt``/``gold`` text
         columns) or a count table (``prompt_id, model, n, c``).
     """
-    if fmt not in ADAPTERS:
-        raise InputError(f"unknown adapter '{fmt}'; known: {', '.join(ADAPTERS)}", path=path)
+    from rlvr_boundary.io.rollouts import PARQUET_ERRORS
+
+    mod = adapter(fmt)
     path = Path(path)
     if not path.exists():
         raise InputError("file not found", path=path)
     if path.is_file() and path.stat().st_size == 0:
         raise InputError("file is empty", path=path)
     try:
-        return ADAPTERS[fmt].read(path, model=model,
-                                  **{k: v for k, v in choices.items() if v is not None})
+        return mod.read(path, model=model, **{k: v for k, v in choices.items() if v is not None})
     except PARQUET_ERRORS as exc:
         # A corrupt Parquet page or an unreadable file below the adapter's own checks.
         raise InputError(f"cannot read this {fmt} input ({exc})", path=path) from None

@@ -1,4 +1,4 @@
-"""Grade a rollout table of raw completions: the job behind ``rlvr-boundary verify``.
+"""The verify workflow: a rollout table of raw completions and a gold file in, graded rollouts out.
 
 Input: a rollout table with ``prompt_id``, ``model``, ``sample_idx`` and the
 completion text (``text``, the canonical column, or ``completion``;
@@ -22,22 +22,28 @@ Untrusted text never runs in this process: math items go to
 :class:`~rlvr_boundary.verify.pool.TimeoutPool` workers (hard timeout, memory
 limit, JSON over the pipe), code to :mod:`~rlvr_boundary.verify.sandbox`
 subprocesses. Only the quality flags are computed here, by linear-time string
-scans.
+scans (:func:`rlvr_boundary.verify.quality.quality_flags`).
+
+:func:`run` is ``rlvr-boundary verify`` between parsing and printing: it grades
+(:func:`verify_table`) and returns the ``verify`` result document, written when
+asked. :class:`VerifyOptions` declares the workflow's flags and their bounds;
+the math backends and extraction methods come from their registries
+(:data:`rlvr_boundary.verify.math.BACKENDS`, :data:`rlvr_boundary.verify.extract.FALLBACKS`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import os
 import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
-
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.options import check, option
 from rlvr_boundary.verify.math import (
     KNOWN_LIMITS,
     MathOptions,
@@ -49,38 +55,52 @@ from rlvr_boundary.verify.math import (
 from rlvr_boundary.verify.quality import quality_flags
 from rlvr_boundary.verify.sandbox import SandboxOptions
 
-QUALITY_COLUMNS = ("q_no_boxed", "q_multi_boxed", "q_text_after_answer", "q_cjk_share",
-                   "q_language_mix", "q_redundancy3")
+# pyarrow loads inside the functions that build tables: the command line imports this
+# module (for its options) to build its parser.
+
 TEXT_FIELDS = ("text", "completion")
 ID_FIELDS = ("prompt_id", "id", "unique_id", "idx", "task_id")
 MATH_FIELDS = ("answer", "gold", "gt", "solution_answer")
 KEY_COLUMNS = ("prompt_id", "model", "sample_idx")
 
 
+#: Most worker processes (math) or concurrent sandboxes (code): four per core of this machine.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+
+
 @dataclass
 class VerifyOptions:
-    """Options of ``rlvr-boundary verify`` (recorded in the output manifest)."""
+    """Options of ``rlvr-boundary verify`` (recorded in the output manifest and the result)."""
 
-    task: str = "math"
-    """'math' (answer equivalence) or 'code' (run tests in the sandbox)."""
-    workers: int = 2
-    """Worker processes (math) or concurrent sandboxes (code)."""
-    timeout: float = 10.0
-    """Hard wall-clock seconds per item (math) or per sandboxed run (code)."""
-    memory_mb: int = 2048
-    """Address space a math worker may add to its start-up size (MB)."""
-    text_field: str | None = None
-    """Column of the completion text (default: 'text', else 'completion')."""
-    gold_id: str | None = None
-    """Field of the gold file holding the prompt id (default: prompt_id, id, unique_id, idx, task_id)."""
-    gold_field: str | None = None
-    """Field holding the gold answer or tests (default: answer/gold/gt, or the code test fields)."""
-    math: MathOptions = field(default_factory=MathOptions)
-    """Math grading (backend, extraction)."""
-    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
-    """Code sandbox limits (its timeout is replaced by ``timeout``)."""
-    batch_rows: int = 4096
-    """Rows per shard (the unit of resumption)."""
+    task: str = option("math", choices=("math", "code"),
+                       help="math: answer equivalence; code: run tests in the sandbox")
+    workers: int = option(2, low=1, high=MAX_WORKERS,
+                          what=f"an integer from 1 to {MAX_WORKERS} (4 per core of this "
+                               "machine)",
+                          help="worker processes (math) or concurrent sandboxes (code)")
+    timeout: float = option(10.0, low=0, low_open=True, high=86_400,
+                            help="hard wall-clock seconds per item, or per sandboxed run for "
+                                 "code")
+    memory_mb: int = option(2048, low=1, high=1 << 20, group="math",
+                            help="extra address space per math worker, MB")
+    text_field: str | None = option(None, metavar="COL", group="input fields",
+                                    help="completion column (text, else completion)")
+    gold_id: str | None = option(None, metavar="FIELD", group="input fields",
+                                 help="id field of the gold file (default: prompt_id, id, "
+                                      "unique_id, idx, task_id)")
+    gold_field: str | None = option(None, metavar="FIELD", group="input fields",
+                                    help="answer/tests field of the gold file (default: "
+                                         "answer/gold/gt, or the code test fields)")
+    math: MathOptions = option(default_factory=MathOptions, cli=False,
+                               help="math grading (backend, extraction)")
+    sandbox: SandboxOptions = option(default_factory=SandboxOptions, cli=False,
+                                     help="code sandbox limits (its timeout is replaced by "
+                                          "timeout)")
+    batch_rows: int = option(4096, cli=False, low=1, high=1_000_000,
+                             help="rows per shard (the unit of resumption)")
+
+    def __post_init__(self) -> None:
+        check(self)
 
 
 def read_gold(path: Path, opts: VerifyOptions) -> dict:
@@ -144,6 +164,7 @@ def read_gold(path: Path, opts: VerifyOptions) -> dict:
 
 def count_rows(src: Path) -> int | None:
     """Rows of a table without reading it (Parquet metadata; JSONL: non-blank lines)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from rlvr_boundary.io.rollouts import is_jsonl, open_text, parquet_files
@@ -217,11 +238,7 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     from rlvr_boundary.io.rollouts import sha256_of, table_columns
     from rlvr_boundary.io.store import ShardedWriter
 
-    t_start = time.monotonic()
-    if opts.task not in ("math", "code"):
-        raise InputError(f"--task must be 'math' or 'code', got {opts.task!r}", field="task")
-    if opts.workers < 1 or not opts.timeout > 0:
-        raise InputError("workers must be >= 1 and timeout > 0", field="workers")
+    t_start = time.monotonic()  # the options checked themselves when they were built
     src, gold_path, out = Path(src), Path(gold_path), Path(out)
     cols = set(table_columns(src))
     text_field = opts.text_field or next((c for c in TEXT_FIELDS if c in cols), None)
@@ -394,7 +411,9 @@ def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -
     return summary
 
 
-def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:
+def _texts(col, src: Path, name: str) -> list:
+    import pyarrow as pa
+
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or \
             pa.types.is_null(col.type):
         return col.to_pylist()
@@ -406,6 +425,8 @@ def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:
 
 def _assemble(shard_dir: Path, out: Path, manifest: dict) -> None:
     """Write the shards as one table atomically, then drop the shard directory."""
+    import pyarrow as pa
+
     from rlvr_boundary.io.rollouts import iter_rollout_batches, write_rollouts
 
     table = pa.concat_tables(list(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS)),
@@ -476,8 +497,12 @@ class _Grader:
         return results
 
 
-def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
-                  opts: VerifyOptions, golds: list | None = None) -> pa.Table:
+def _with_results(batch, results: list[dict], texts: list, prompts,
+                  opts: VerifyOptions, golds: list | None = None):
+    import pyarrow as pa
+
+    from rlvr_boundary.io.samples import QUALITY_COLUMNS
+
     new = {
         "correct": pa.array([r["correct"] for r in results], pa.bool_()),
         "verify_status": pa.array([r["verify_status"] for r in results], pa.string()),
@@ -511,3 +536,60 @@ def _with_results(batch: pa.Table, results: list[dict], texts: list, prompts,
         else:
             batch = batch.append_column(name, arr)
     return batch
+
+
+def math_options(backends: str | list[str] = "math-verify",
+                 extract: str | list[str] = "boxed,answer_is,last_number",
+                 timeout: float = 10.0) -> MathOptions:
+    """The math grading of ``--backend A[,B]`` and ``--extract M1,M2``, refused by name.
+
+    The backends come from :data:`rlvr_boundary.verify.math.BACKENDS`, the methods from
+    :data:`rlvr_boundary.verify.extract.FALLBACKS`; math-verify's own signal timeout
+    is one second under the pool's hard ``timeout``.
+    """
+    from rlvr_boundary.verify.extract import FALLBACKS, ExtractOptions
+    from rlvr_boundary.verify.math import BACKENDS
+
+    def items(x):
+        return [v.strip() for v in (x.split(",") if isinstance(x, str) else x) if v.strip()]
+
+    methods = tuple(items(extract))
+    unknown = sorted(set(methods) - set(FALLBACKS))
+    if unknown or not methods:
+        raise InputError(f"--extract: unknown or no methods {unknown}; known: {list(FALLBACKS)}",
+                         field="extract")
+    names = items(backends)
+    bad = sorted(set(names) - set(BACKENDS))
+    if bad or not names or len(set(names)) != len(names):
+        raise InputError(f"--backend: unknown, repeated or no backends {bad or names}; "
+                         f"known: {list(BACKENDS)}", field="backend")
+    return MathOptions(backend=names[0], also=tuple(names[1:]),
+                       extract=ExtractOptions(fallbacks=methods),
+                       inner_timeout=max(1, int(timeout) - 1))
+
+
+def default_out(src: Path) -> Path:
+    """``ROLLOUTS.verified.parquet`` beside the input."""
+    return src.with_name(src.name.split(".")[0] + ".verified.parquet")
+
+
+def run(src: str | Path, gold_path: str | Path, opts: VerifyOptions, *,
+        out: str | Path | None = None, json_path: str | Path | None = None, progress=None,
+        total=None) -> dict:
+    """Grade a rollout table into ``out`` (default :func:`default_out`); the ``verify`` document.
+
+    Rerunning on a finished output grades nothing (``already_complete``); an
+    interrupted one resumes (see :func:`verify_table`).
+    """
+    from rlvr_boundary.io.outputs import check_outputs
+    from rlvr_boundary.io.results import envelope, write_doc
+
+    src = Path(src)
+    out = Path(out) if out else default_out(src)
+    check_outputs({"--json": json_path}, [src, gold_path])
+    summary = verify_table(src, Path(gold_path), out, opts, progress=progress, total=total)
+    doc = envelope("verify", opts, {**summary, "output": str(out)})
+    if json_path:
+        write_doc(json_path, doc)
+    return doc
+
