@@ -62,9 +62,10 @@ def test_base_mixture_is_the_pretraining_mixture(table):
 
 def test_experiment_one_holds_on_the_shipped_rollouts(table, expected):
     """RL narrows the boundary: pass@1 up by >= 10 points, pass@K down, loss supported at K."""
-    from rlvr_boundary.analysis.pairwise import CompareOptions, compare_aligned
+    from rlvr_boundary.analysis.pairwise import compare_aligned
+    from rlvr_boundary.pipelines.compare import CompareOptions
     from rlvr_boundary.io.rollouts import reduce_counts
-    from rlvr_boundary.io.counts import align
+    from rlvr_boundary.analysis.aligned import align
 
     last = expected["final_checkpoint"]
     counts = [c for m, c in reduce_counts(EX).items() if m in ("base", last)]

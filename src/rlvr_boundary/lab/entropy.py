@@ -218,11 +218,11 @@ def learning_of_shard(shard: Path, prompts: dict[str, str], before: Path, after:
 
     The computation of ``rlvr-boundary score SHARD --model AFTER --before BEFORE``
     (same rows, prompts and template), without the per-row score columns:
-    :func:`rlvr_boundary.backends.runner.learning_run` on the texts.
+    :func:`rlvr_boundary.pipelines.score.learning_run` on the texts.
     """
     from rlvr_boundary.backends import get_backend
     from rlvr_boundary.backends.base import render_prompt
-    from rlvr_boundary.backends.runner import learning_run
+    from rlvr_boundary.pipelines.score import learning_run
     from rlvr_boundary.io.rollouts import iter_rollout_batches
 
     got: list[dict] = []

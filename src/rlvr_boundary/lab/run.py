@@ -492,15 +492,15 @@ _SAMPLE_BATCH = 256
 
 
 def _stage_report(cfg: LabConfig, out: Path, say) -> dict:
-    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
-    from rlvr_boundary.report.build import make_report, payload_of, render_report
+    from rlvr_boundary.io.results import payload_of
+    from rlvr_boundary.pipelines import audit
+    from rlvr_boundary.pipelines.compare import CompareOptions
 
-    opts = ReportOptions(compare=CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
-                         base="base")
-    doc = make_report([out / "rollouts"], out / "report.html", opts,
-                      notes=["Lab run: a tiny model trained from scratch on a synthetic "
-                             "task with three strategies (see docs/lab.md)."])
-    render_report(doc, out / "report.html")
+    opts = audit.ReportOptions(compare=CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
+                               base="base")
+    doc, _ = audit.run([out / "rollouts"], opts, out / "report.html",
+                       notes=["Lab run: a tiny model trained from scratch on a synthetic "
+                              "task with three strategies (see docs/lab.md)."])
     return payload_of(doc)
 
 
