@@ -57,7 +57,8 @@ class Opt:
     high_open: bool = False
     what: str | None = None
     """How the message names a valid value ("an integer from 0 to 2**63 - 1"); default
-    from the bounds."""
+    from the bounds. ``{high}`` stands for the upper bound where it depends on the machine
+    (messages give the number, the generated docs say "the limit")."""
     parse: Callable[[str], Any] | None = None
     """Text -> value for the command line (raises ValueError with the reason)."""
     metavar: str | None = None
@@ -113,9 +114,9 @@ def _fmt(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _what(kind: str, o: Opt) -> str:
+def _what(kind: str, o: Opt, high: str | None = None) -> str:
     if o.what:
-        return o.what
+        return o.what.replace("{high}", high if high is not None else _fmt(o.high))
     noun = "an integer" if kind == "int" else "a number"
     lo = None if o.low is None else ("> " if o.low_open else ">= ") + _fmt(o.low)
     if o.low is not None and o.high is not None and o.low_open and o.high_open:
@@ -257,7 +258,7 @@ def describe(cls) -> list[dict]:
         if _choices(o) is not None:
             accepted = ", ".join(map(str, _choices(o)))
         elif kind in ("int", "float") and (o.low is not None or o.high is not None or o.what):
-            accepted = _what(kind, o)
+            accepted = _what(kind, o, high="the limit")
         rows.append({"field": f.name, "flag": flag_of(f, o) if o.cli else None, "kind": kind,
                      "default": default, "accepted": accepted, "help": o.help})
     return rows

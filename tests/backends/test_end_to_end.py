@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rlvr_boundary.cli import main
+from tests.results.schema_check import assert_valid
 
 pytest.importorskip("math_verify")
 
@@ -29,8 +30,8 @@ def test_sample_verify_report(tiny_model, tiny_qwen, tmp_path):
                  "--temperature", "0.6"]) == 0
     assert main(["sample", *common, "--out", str(tmp_path / "matched"), "--label", "matched",
                  "--match-entropy-of", str(tmp_path / "rl"), "--match-n", "2"]) == 0
-    m = json.loads((tmp_path / "matched" / "entropy_match.json").read_text())
-    assert 0.05 <= m["temperature"] <= 2.0 and m["trace"]
+    m = assert_valid(tmp_path / "matched" / "entropy_match.json")
+    assert m["kind"] == "entropy-match" and 0.05 <= m["temperature"] <= 2.0 and m["trace"]
     man = json.loads((tmp_path / "matched" / "manifest.json").read_text())
     assert man["sampling"]["temperature"] == round(m["temperature"], 4)
     for name in ("base", "rl"):
@@ -53,6 +54,6 @@ def test_sample_verify_report(tiny_model, tiny_qwen, tmp_path):
     learn = tmp_path / "learn.json"
     assert main(["score", str(tmp_path / "rl"), "--model", str(tiny_model), "--before", str(tiny_model),
                  "--out", str(tmp_path / "scored"), "--learning", str(learn), "--threads", "1"]) == 0
-    doc = json.loads(learn.read_text())
+    doc = assert_valid(learn)
     assert doc["kind"] == "learning_landed" and doc["schema_version"]
     assert doc["barely_moved"]["0.01"] == 1.0  # the same checkpoint on both sides: nothing moved

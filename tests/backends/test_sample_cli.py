@@ -73,6 +73,10 @@ def test_sample_cli_writes_shards_and_manifest(tiny_model, prompt_file, tmp_path
     assert man["engine"] == "transformers" and man["library_versions"]["torch"].startswith("2.")
     assert man["template"] == "qwen-boxed" and man["dataset_hash"]
     assert (out / "_COMPLETE").exists()
+    from tests.results.schema_check import assert_valid
+
+    doc = assert_valid(tmp_path / "sum.json")
+    assert doc["kind"] == "sample" and doc["samples"] == 20 and doc["n"] == 5
     assert len(list(out.glob("part-*.parquet"))) == 5  # ceil(20 / 4)
     assert t.column("seed").null_count == 0 and t.column("entropy_kind").to_pylist()[0] == "exact"
     assert json.loads((tmp_path / "sum.json").read_text())["samples"] == 20

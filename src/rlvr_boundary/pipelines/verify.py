@@ -75,8 +75,7 @@ class VerifyOptions:
     task: str = option("math", choices=("math", "code"),
                        help="math: answer equivalence; code: run tests in the sandbox")
     workers: int = option(2, low=1, high=MAX_WORKERS,
-                          what=f"an integer from 1 to {MAX_WORKERS} (4 per core of this "
-                               "machine)",
+                          what="an integer from 1 to {high} (4 per core of this machine)",
                           help="worker processes (math) or concurrent sandboxes (code)")
     timeout: float = option(10.0, low=0, low_open=True, high=86_400,
                             help="hard wall-clock seconds per item, or per sandboxed run for "
