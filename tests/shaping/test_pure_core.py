@@ -39,3 +39,18 @@ def test_torch_mirror_names_the_extra_when_torch_is_missing():
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "rlvr-boundary[torch]" in proc.stdout, proc.stderr
+
+
+def test_the_estimator_registry_loads_no_numpy_and_names_every_estimator():
+    code = textwrap.dedent("""
+        import sys
+        from rlvr_boundary.shaping.registry import ESTIMATOR_REGISTRY, estimator_help
+        assert "numpy" not in sys.modules
+        from rlvr_boundary.shaping.estimators import ESTIMATORS
+        assert list(ESTIMATORS) == list(ESTIMATOR_REGISTRY)
+        assert all(f"{n}: " in estimator_help() for n in ESTIMATOR_REGISTRY)
+        print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"

@@ -39,10 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_flags(p, VerifyOptions, groups=groups)
     m = groups["math"]
     m.add_argument("--backend", default="math-verify", metavar="NAME[,NAME]",
-                   help="equivalence backend: " + "; ".join(BACKENDS) + " (default math-verify; "
-                        "canonical is exact, no sympy; may miss an equivalence, never accepts a "
-                        "different value); several, comma-separated, grade in one pass and "
-                        "store each verdict (the first fills 'correct')")
+                   help="equivalence backend: " + "; ".join(f"{n}: {h}" for n, h in
+                                                          BACKENDS.items())
+                        + ". Several, comma-separated, grade in one pass and store each "
+                        "verdict (the first fills 'correct')")
     m.add_argument("--extract", default=",".join(FALLBACKS),
                    help=f"answer extraction methods in order ({','.join(FALLBACKS)})")
     c = groups["code"]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlvr_boundary.shaping.estimators import ESTIMATORS
+from rlvr_boundary.shaping.registry import ESTIMATOR_REGISTRY as ESTIMATORS
 
 
 @dataclass

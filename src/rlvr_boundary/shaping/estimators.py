@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlvr_boundary.shaping.registry import ESTIMATOR_REGISTRY
+
 __all__ = [
     "ESTIMATORS",
     "compute_advantages",
@@ -341,16 +343,10 @@ def passk_advantages(rewards, k: int) -> np.ndarray:
     return np.where(r == 1, a_pos[:, None], a_neg[:, None])  # (P, G)
 
 
-#: Name -> estimator on ``(P, G)`` rewards. Extra keyword arguments pass through.
-ESTIMATORS = {
-    "grpo": grpo_advantages,
-    "dr_grpo": dr_grpo_advantages,
-    "rloo": rloo_advantages,
-    "reinforce_pp": reinforce_pp_advantages,
-    "reinforce_pp_baseline": reinforce_pp_baseline_advantages,
-    "remax": remax_advantages,
-    "passk": passk_advantages,
-}
+#: Name -> estimator on ``(P, G)`` rewards, as the registry names them
+#: (:data:`rlvr_boundary.shaping.registry.ESTIMATOR_REGISTRY`). Extra keyword arguments pass
+#: through.
+ESTIMATORS = {name: globals()[e.function] for name, e in ESTIMATOR_REGISTRY.items()}
 
 
 def compute_advantages(name: str, rewards, **kwargs) -> np.ndarray:

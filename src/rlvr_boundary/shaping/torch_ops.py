@@ -26,6 +26,7 @@ from rlvr_boundary.errors import require
 torch = require("torch", "torch", "the torch mirrors of the advantage estimators")
 
 from rlvr_boundary.shaping.config import ShapingConfig
+from rlvr_boundary.shaping.registry import ESTIMATOR_REGISTRY
 
 __all__ = [
     "apply_perplexity_shaping",
@@ -174,15 +175,8 @@ def passk_advantages(rewards, k: int):
     return torch.where(r == 1, a_pos[:, None], a_neg[:, None])
 
 
-ESTIMATORS = {
-    "grpo": grpo_advantages,
-    "dr_grpo": dr_grpo_advantages,
-    "rloo": rloo_advantages,
-    "reinforce_pp": reinforce_pp_advantages,
-    "reinforce_pp_baseline": reinforce_pp_baseline_advantages,
-    "remax": remax_advantages,
-    "passk": passk_advantages,
-}
+#: The torch mirror of each registered estimator (same names, same functions' names).
+ESTIMATORS = {name: globals()[e.function] for name, e in ESTIMATOR_REGISTRY.items()}
 
 
 # ----------------------------------------------------------------------------- shapings
