@@ -45,13 +45,31 @@ def pages() -> dict[str, str]:
     return out
 
 
+GLOSSARY_PAGE = DOCS.parent / "glossary.md"
+
+
+def glossary_page() -> str:
+    """docs/glossary.md: every term of :data:`rlvr_boundary.report.words.GLOSSARY`."""
+    from rlvr_boundary.report.words import GLOSSARY
+
+    lines = ["# Glossary", "",
+             "<!-- Generated from rlvr_boundary.report.words.GLOSSARY (python "
+             "tests/results/docs.py --write). -->", "",
+             "The terms of the report, the console and the app, as they define them.", ""]
+    for term, text in GLOSSARY.items():
+        lines += [f"**`{term}`**: {text}", ""]
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     stale = []
-    for name, text in pages().items():
-        path = DOCS / name
+    everything = {DOCS / name: text for name, text in pages().items()}
+    everything[GLOSSARY_PAGE] = glossary_page()
+    for path, text in everything.items():
+        name = path.name
         if not path.exists() or path.read_text(encoding="utf-8") != text:
             stale.append(name)
             if args.write:

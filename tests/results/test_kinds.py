@@ -11,7 +11,7 @@ import pytest
 from rlvr_boundary.cli import main
 from rlvr_boundary.examples import example_files
 from rlvr_boundary.kinds import KINDS, KindError, check, json_schema, upgrade
-from tests.results.docs import DOCS, pages
+from tests.results.docs import DOCS, GLOSSARY_PAGE, glossary_page, pages
 from tests.results.schema_check import assert_valid
 
 pytest.importorskip("jsonschema")
@@ -31,6 +31,16 @@ def test_docs_results_are_generated_from_the_registry():
     assert have == set(want), "run: python tests/results/docs.py --write"
     for name, text in want.items():
         assert (DOCS / name).read_text(encoding="utf-8") == text, name
+
+
+def test_the_glossary_defines_every_term_once_and_docs_show_it():
+    from rlvr_boundary.report.words import GLOSSARY
+
+    wanted = {"pass@k", "D(k)", "k*", "price", "Delta_SE", "band", "supported gain",
+              "supported loss", "first-loss set", "SRR", "NDR", "SDS", "NSCR",
+              "support epsilon", "coverage", "cover@tau", "maj@k", "RBF", "entropy"}
+    assert wanted <= set(GLOSSARY) and all(len(v) > 40 for v in GLOSSARY.values())
+    assert GLOSSARY_PAGE.read_text(encoding="utf-8") == glossary_page()
 
 
 def test_every_schema_is_a_valid_draft_2020_12_schema():

@@ -27,6 +27,55 @@ SUPPORT_TERMS = {
 }
 
 
+#: Every term a reader meets, defined once: the report page, the app and the docs use these
+#: (docs/glossary.md is generated from it). Keys are the terms as written.
+GLOSSARY = {
+    "pass@k": "The chance that at least one of k samples of a problem is correct, averaged over "
+              "problems. Estimated without bias from n >= k samples with c correct: "
+              "1 - C(n-c, k)/C(n, k) (Chen et al., arXiv 2107.03374). There is no unbiased "
+              "estimate for k > n.",
+    "D(k)": "pass@k of the trained model minus pass@k of the base, per budget k, in points "
+            "(percentage points: 1 point = 0.01).",
+    "k*": "The crossover budget: the first k at which D(k) < 0, where the trained model "
+          "starts to solve fewer problems than its base.",
+    "price": "The largest loss of the trained model against the base over the budget grid, "
+             "max over k of max(0, -D(k)), in points: what the pass@1 gain cost at large k.",
+    "Delta_SE": "The sampling-efficiency gap: pass@K of the base minus pass@1 of the trained "
+                "model (K = 256 when the grid has it), in points.",
+    "band": "The simultaneous confidence band of D(k): it covers every budget of the grid at "
+            "once with the stated level (a Gaussian-multiplier sup-t band over prompts, or "
+            "clusters and runs).",
+    "supported gain": "A budget where the whole band lies above 0: the trained model is "
+                      "better there, at the band's level, for every budget at once.",
+    "supported loss": "A budget where the whole band lies below 0: the trained model is worse "
+                      "there.",
+    "first-loss set": "The budgets where RL first becomes truly worse lie between the first "
+                      "budget that is not a supported gain and the first supported loss.",
+    "support": "A model supports a problem when it finds a correct answer within a budget K: "
+               "its success probability exceeds epsilon = 1 - zeta^(1/K) (Wu et al., \"The "
+               "Invisible Leash\", arXiv 2507.14843).",
+    "support epsilon": "The success probability 1 - zeta^(1/K) above which a problem counts as "
+                       "supported at budget K (zeta = 0.05 by default).",
+    "SRR": "Support retention rate P/(P+S): the share of the base's supported problems the "
+           "trained model keeps (P preserved, S shrunk).",
+    "NDR": "Net discovery rate E/(P+E): the share of the trained model's supported problems "
+           "that are new (E expanded).",
+    "SDS": "Support dynamic score 2 SRR NDR/(SRR + NDR), their harmonic mean.",
+    "NSCR": "Net support change rate (E - S)/(P + E + S): above 0 the support grew, below 0 it "
+            "shrank.",
+    "coverage": "The problems a model solves at budget K: at least one correct sample at K = "
+                "n, or pass@K at least 1 - zeta.",
+    "cover@tau": "The share of problems whose success rate c/n is at least tau.",
+    "maj@k": "The chance that the most frequent answer among k samples is correct, averaged "
+             "over random k-subsets (ties split evenly; incomplete answers never win).",
+    "RBF": "Rollout branching factor: per generation step, how many candidate tokens lie "
+           "inside the top 95% of the probability mass; averaged over the steps.",
+    "entropy": "Token entropy: the entropy of the next-token distribution at each step, in "
+               "nats, averaged over a completion. Answer entropy: the entropy of the "
+               "distribution of distinct final answers among k samples.",
+}
+
+
 def pts(x: float, sign: bool = True) -> str:
     """A difference of proportions in points: 0.0198 -> '+1.98'."""
     return f"{x * 100:+.2f}" if sign else f"{x * 100:.2f}"
