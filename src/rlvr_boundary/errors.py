@@ -54,18 +54,20 @@ class InputError(ValueError):
 class MissingExtraError(ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 
-    def __init__(self, module: str, extra: str, purpose: str = "") -> None:
+    def __init__(self, module: str, extra: str | None, purpose: str = "", *,
+                 install: str | None = None) -> None:
         what = f" for {purpose}" if purpose else ""
-        super().__init__(
-            f"'{module}' is needed{what} but is not installed. "
-            f"Install it with: pip install 'rlvr-boundary[{extra}]'"
-        )
+        how = install or f"pip install 'rlvr-boundary[{extra}]'"
+        super().__init__(f"'{module}' is needed{what} but is not installed. Install it with: {how}")
         self.module = module
         self.extra = extra
 
 
-def require(module: str, extra: str, purpose: str = ""):
+def require(module: str, extra: str | None, purpose: str = "", *, install: str | None = None):
     """Import an optional dependency lazily, or raise :class:`MissingExtraError`.
+
+    ``extra`` names the extra of rlvr-boundary that installs it; a dependency no extra
+    provides (a trainer installed on its own) gives the command in ``install`` instead.
 
     >>> np = require("numpy", "core")
     """
@@ -74,4 +76,4 @@ def require(module: str, extra: str, purpose: str = ""):
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised with a fake module name
-        raise MissingExtraError(module, extra, purpose) from exc
+        raise MissingExtraError(module, extra, purpose, install=install) from exc

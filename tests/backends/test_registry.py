@@ -38,3 +38,11 @@ def test_every_registered_backend_names_a_class():
         assert module.startswith("rlvr_boundary.backends.") and cls and spec.extra in (
             "hf", "vllm", "openai", "ray")
         assert spec.help and set(spec.options) <= fields, name
+
+
+def test_a_dependency_no_extra_provides_names_its_own_install_command():
+    from rlvr_boundary.errors import require
+
+    with pytest.raises(MissingExtraError) as err:
+        require("no_such_module_xyz", None, "the verl adapter", install="pip install verl==0.9.1")
+    assert "pip install verl==0.9.1" in str(err.value) and "rlvr-boundary[" not in str(err.value)

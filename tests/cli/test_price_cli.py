@@ -63,3 +63,18 @@ def test_bad_tables_are_located(monkeypatch, capsys, text, msg):
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     assert main(["price"]) == 2
     assert msg in capsys.readouterr().err.replace("\n", "")
+
+
+def test_the_readme_price_example_prints_what_the_readme_says(monkeypatch, capsys):
+    import io
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    cmd = next(line for line in readme.splitlines() if line.startswith("printf 'k,base,rl"))
+    table = cmd.split("'")[1].encode().decode("unicode_escape")
+    said = readme.split(cmd, 1)[1].splitlines()[1].lstrip("# ")
+    monkeypatch.setattr("sys.stdin", io.StringIO(table))
+    assert main(["price"]) == 0
+    printed = capsys.readouterr().out
+    for part in said.split("; ", 1):
+        assert part in printed, part

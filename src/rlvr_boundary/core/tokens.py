@@ -443,7 +443,8 @@ class TokenSummarizer:
     Parameters
     ----------
     bins
-        Number of relative-position bins (``DEFAULT_POSITION_BINS`` of the schema: 10).
+        Number of relative-position bins (the ``position_bins`` a run records in its
+        manifest; 10 by default).
     vocab_size
         Vocabulary size, required for top-K input.
     rbf_mass

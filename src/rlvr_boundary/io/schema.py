@@ -19,9 +19,6 @@ import pyarrow as pa
 #: Statuses a verifier may give (``verify_status``). Anything but "ok" is incorrect.
 VERIFY_STATUSES = ("ok", "no_answer", "parse_fail", "timeout", "error")
 
-#: Number of relative-position bins in ``entropy_bins`` unless a manifest says otherwise.
-DEFAULT_POSITION_BINS = 10
-
 
 @dataclass(frozen=True)
 class Column:
@@ -125,14 +122,6 @@ MANIFEST_FIELDS: dict[str, str] = {
     "verifier": "name, version and config of the verifier.",
     "source": "Where the data came from (paper, package, licence) for published data.",
 }
-
-
-def rollout_schema(names: list[str] | tuple[str, ...]) -> pa.Schema:
-    """Arrow schema of the canonical columns ``names`` (in that order)."""
-    unknown = [n for n in names if n not in ROLLOUT_BY_NAME]
-    if unknown:
-        raise KeyError(f"not rollout columns: {unknown}")
-    return pa.schema([pa.field(n, ROLLOUT_BY_NAME[n].type, nullable=True) for n in names])
 
 
 def manifest_path_for(table_path) -> "Path":  # noqa: F821 - pathlib imported lazily

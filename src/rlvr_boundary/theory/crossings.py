@@ -178,10 +178,6 @@ def sharpening_instance(rng, a: float, b: float, prompts: int = 60) -> tuple[np.
     return p, pr
 
 
-# The name the first version of the suite used.
-order_preserving_instance = sharpening_instance
-
-
 def monotone_instance(rng, knots: int = 4, prompts: int = 60) -> tuple[np.ndarray, np.ndarray]:
     """Family B, difficulty order preserved by an arbitrary increasing map (several fixed points allowed).
 

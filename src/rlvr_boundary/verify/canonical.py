@@ -277,17 +277,6 @@ def rounded_match(answer: str, gold: str) -> bool:
     return abs(Fraction(_normalise(answer)) - gv) * 2 * 10 ** k <= 1
 
 
-def equal_values(a: str | None, b: str | None) -> bool:
-    """Two canonical answers are the same class (exact: no tolerance).
-
-    Canonical strings of numbers are unique (reduced fractions, surd normal
-    form), so equal values have equal strings; a relative tolerance would
-    merge ``10000001`` with ``10000000``. Rounded decimals are a question of
-    the verdict, not of the class: see :func:`answers_match`.
-    """
-    return a is not None and b is not None and a == b
-
-
 def _fmt_fraction(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 
-BOX_COMMANDS = ("\\boxed", "\\fbox")
 #: Text after the last box shorter than this (after stripping) is not flagged:
 #: closing "$", ".", "\\]" or a short sign-off is normal.
 AFTER_ANSWER_MIN_CHARS = 20
@@ -108,11 +107,6 @@ def cut_after_answer(text: str) -> str:
 
 def _tail(text: str, spans) -> str:
     return text[_cut_end(text, spans):] if spans else ""
-
-
-def text_after_answer(text: str) -> str:
-    """What follows the last boxed answer ("" if there is no box)."""
-    return _tail(text, _box_spans(text))
 
 
 def redundancy3(text: str) -> float:

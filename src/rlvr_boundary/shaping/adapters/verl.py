@@ -60,7 +60,9 @@ from typing import Any
 
 from rlvr_boundary.errors import require
 
-require("verl", "verl", "the verl adapter")
+require("verl", None, "the verl adapter",
+        install="pip install verl==0.9.1 (the release the adapter is tested with; verl is "
+                "no extra of rlvr-boundary: install it with your trainer)")
 torch = require("torch", "torch", "the verl adapter")
 
 from verl.trainer.ppo.core_algos import (
