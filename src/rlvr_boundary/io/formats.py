@@ -66,7 +66,16 @@ def detect_format(path: str | Path) -> str:
         if found:
             return found
         raise InputError("directory is neither a shard directory nor a known format", path=path)
-    cols = set(_columns(path))
+    try:
+        cols = set(_columns(path))
+    except InputError:
+        # Neither JSON lines nor Parquet: a format with a layout of its own, if any sniffs it.
+        from rlvr_boundary.io import adapters
+
+        found = adapters.detect(path)
+        if found:
+            return found
+        raise
     if {"sample_idx", "correct"} <= cols and "prompt_id" in cols:
         return "rollouts"
     if {"n", "c"} <= cols and ("model" in cols or "prompt_id" in cols) and "id" not in cols:
