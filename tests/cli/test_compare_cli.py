@@ -204,3 +204,23 @@ def test_count_table_csv_with_two_models(tmp_path):
     assert res["pass_at_k"]["rl"][0] == pytest.approx(0.5)
     assert res["pass_at_k"]["base"][0] == pytest.approx(0.5)
     assert main(["compare", "--base", str(t), "--rl", str(t)]) == 2  # which model?
+
+
+def test_further_runs_are_read_with_the_adapter_choices(tmp_path, capsys):
+    """--rl-run files are detected and read like the main inputs: --verl-step applies."""
+    from tests.io.fixtures.tool_formats import write_verl_dump
+
+    rng = np.random.default_rng(4)
+    dirs = {}
+    for name, p in (("base", 0.3), ("rl", 0.6), ("rl2", 0.55)):
+        d = tmp_path / name
+        for step in (10, 20):
+            write_verl_dump(d, step, rng.random((12, 6)) < (p if step == 20 else 0.1))
+        dirs[name] = d
+    out = tmp_path / "c.json"
+    assert main(["compare", "--base", str(dirs["base"]), "--rl", str(dirs["rl"]), "--rl-run",
+                 str(dirs["rl2"]), "--verl-step", "20", "--bootstrap", "50",
+                 "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["band"]["n_runs"] == {"base": 1, "rl": 2}
+    assert doc["pass_at_k"][doc["models"]["rl"]][0] > 0.4  # step 20, not step 10
