@@ -11,8 +11,9 @@ The peer is the same commands run from another source tree (``--against DIR``,
 a folder holding ``rlvr_boundary/``, e.g. an older release unpacked with
 ``git archive REV src | tar -x -C /tmp/old``): both trees run interleaved in
 the same session, best of ``--repeat``, and the ratio is printed. The result
-files of both trees are compared after the runs (same numbers, ``created`` and
-the recorded versions aside), so a speed-up cannot hide a change of output.
+files of both trees are compared after the runs, value by value (``created``
+and the recorded versions aside; keys one tree adds are listed), so a speed-up
+cannot hide a change of output.
 
 Run:  python benchmarks/bench_workflows.py --against /tmp/old/src [--repeat 5]
 Without ``--against`` only this tree is timed.
@@ -59,13 +60,37 @@ def commands(tmp: Path, tag: str) -> dict[str, list[str]]:
                                            str(tmp / f"{tag}-report.html")]}
 
 
-def strip(doc):
-    """The document without the keys that differ between runs."""
+def flat(doc, path: str = "") -> dict:
+    """``{key path: value}`` of every leaf, the keys that differ between runs left out."""
     if isinstance(doc, dict):
-        return {k: strip(v) for k, v in doc.items() if k not in VOLATILE}
-    if isinstance(doc, list):
-        return [strip(v) for v in doc]
-    return doc
+        out = {}
+        for k, v in doc.items():
+            if k not in VOLATILE:
+                out.update(flat(v, f"{path}.{k}" if path else k))
+        return out
+    if isinstance(doc, list) and doc and any(isinstance(v, (dict, list)) for v in doc):
+        out = {}
+        for i, v in enumerate(doc):
+            out.update(flat(v, f"{path}[{i}]"))
+        return out
+    return {path: doc}
+
+
+def differences(a: dict, b: dict) -> str:
+    """The same numbers where both documents have a key; the keys only one of them has."""
+    fa, fb = flat(a), flat(b)
+    common = fa.keys() & fb.keys()
+    changed = sorted(k for k in common if fa[k] != fb[k])
+    only_a, only_b = sorted(fa.keys() - fb.keys()), sorted(fb.keys() - fa.keys())
+    text = (f"{len(common) - len(changed)} of {len(common)} common values equal"
+            + (f"; different: {', '.join(changed[:8])}" if changed else ""))
+    if only_a:
+        text += f"; only in this tree: {', '.join(only_a[:8])}" + (" ..." if len(only_a) > 8
+                                                                  else "")
+    if only_b:
+        text += f"; only in the peer: {', '.join(only_b[:8])}" + (" ..." if len(only_b) > 8
+                                                                 else "")
+    return text
 
 
 def main() -> None:
@@ -117,9 +142,7 @@ def main() -> None:
                                .replace(str(trees["this tree"]), "SRC"))
                 b = json.loads((tmp / f"t1-{kind}").read_text()
                                .replace(str(trees["peer tree"]), "SRC"))
-                same = strip(a) == strip(b)
-                print(f"{kind}: {'the same numbers' if same else 'DIFFERENT'} in both trees "
-                      "(created and versions aside)")
+                print(f"{kind}: {differences(a, b)}")
 
 
 if __name__ == "__main__":

@@ -30,14 +30,24 @@ def _command_modules() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every verb; given ``argv`` naming a verb, of that verb only.
+
+    Each verb's module builds its flags from its workflow's options, so registering
+    one verb loads one workflow module: a command line names its verb first, and
+    ``--help`` (no verb) or a misspelled verb still sees them all.
+    """
     parser = argparse.ArgumentParser(
         prog="rlvr-boundary",
         description="Audit what RL from verifiable rewards did to a model's reasoning boundary.",
     )
     parser.add_argument("--version", action="version", version=f"rlvr-boundary {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in _command_modules():
+    names = _command_modules()
+    verb = next((a for a in argv or () if not a.startswith("-")), None)
+    if verb is not None and verb.replace("-", "_") in names:
+        names = [verb.replace("-", "_")]
+    for name in names:
         importlib.import_module(f"rlvr_boundary.commands.{name}").register(sub)
     return parser
 
@@ -54,7 +64,8 @@ def _error(template: str, text: str = "") -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command in SINGLE_BLAS_THREAD and "numpy" not in sys.modules:
         # Read once, when numpy loads its BLAS: only effective before the first import.

@@ -34,7 +34,6 @@ Design decisions:
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -131,6 +130,8 @@ def sample_seed(run_seed: int, prompt_id: str, sample_idx: int) -> int:
     shifted right by one bit so it fits a signed 64-bit column. Independent of
     batch composition, shard, worker and resume point.
     """
+    import hashlib
+
     msg = f"{int(run_seed)}\x1f{prompt_id}\x1f{int(sample_idx)}".encode("utf-8")
     return int.from_bytes(hashlib.sha256(msg).digest()[:8], "big") >> 1
 
@@ -174,6 +175,8 @@ def model_hash(path: str | Path) -> str | None:
         return None
     files = [p / "config.json"] if (p / "config.json").exists() else []
     files += sorted(f for f in p.iterdir() if f.suffix in (".safetensors", ".bin"))
+    import hashlib
+
     h = hashlib.sha256()
     for f in files:
         h.update(f.name.encode() + b"\0")

@@ -15,8 +15,8 @@ from rlvr_boundary.pipelines.verify import VerifyOptions
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from rlvr_boundary.verify.extract import FALLBACKS
-    from rlvr_boundary.verify.math import BACKENDS
+    from rlvr_boundary.verify.registry import EXTRACT_METHODS as FALLBACKS
+    from rlvr_boundary.verify.registry import MATH_BACKENDS as BACKENDS
 
     p = sub.add_parser(
         "verify",

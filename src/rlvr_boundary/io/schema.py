@@ -138,21 +138,3 @@ def manifest_path_for(table_path) -> "Path":  # noqa: F821 - pathlib imported la
             name = name[: -len(suffix)]
             break
     return p.with_name(name + ".manifest.json")
-
-#: Keys of the ``scorers`` block of a ``compare`` or ``report`` result, written when the
-#: rollout tables carry two or more ``correct__<scorer>`` verdict columns.
-SCORER_BLOCK_KEYS: dict[str, str] = {
-    "scorers": "The scorers, named by their column suffix (math_verify, canonical, ...).",
-    "primary": "The scorer whose verdicts the main numbers use (--scorer, else the one whose "
-               "verdicts equal the correct column); null when none does.",
-    "reference": "The scorer the disagreement table compares the others with (the primary "
-                 "one, else the first).",
-    "comparisons": "Per checkpoint: per_scorer (pass_at_k per model, diff, crossings, k_star, "
-                   "price, price_k, band_lower, band_upper, gain_budgets, loss_budgets, "
-                   "first_loss_set), pass_at_k_spread, robust (gain_budgets, loss_budgets, "
-                   "first_loss_all, loss_any, loss_depends_on_scorer, k_star, k_star_agree, "
-                   "price_range), ks, models, n_prompts, options.",
-    "disagreement": "By answer type and overall, per scorer against the reference: rows, "
-                    "disagree, rate, only_reference, only_other; examples (model, prompt_id, "
-                    "sample_idx, gold, answer, both verdicts); null without verdict tallies.",
-}

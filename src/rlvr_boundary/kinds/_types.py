@@ -72,75 +72,102 @@ def _union_args(tp):
 
 def check_value(value, tp, path: str, errors: list[str], limit: int = 20) -> None:
     """Append to ``errors`` where ``value`` does not match ``tp`` (at most ``limit`` entries)."""
-    if len(errors) >= limit or tp is Any:
-        return
+    if len(errors) < limit:
+        _checker(tp)(value, path, errors)
+
+
+_SIMPLE = {bool: lambda v: isinstance(v, bool),
+           int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+           # a JSON number, or null where the number is undefined
+           float: lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)),
+           str: lambda v: isinstance(v, str),
+           type(None): lambda v: v is None}
+
+
+@functools.lru_cache(maxsize=None)
+def _checker(tp):
+    """A function ``(value, path, errors)`` that checks values of ``tp`` (built once per type)."""
+    if tp is Any:
+        return lambda v, path, errors: None
+    if tp is None:
+        tp = type(None)
     arms = _union_args(tp)
     if arms is not None:
-        for arm in arms:
-            trial: list[str] = []
-            check_value(value, arm, path, trial, limit)
-            if not trial:
+        subs = [_checker(a) for a in arms]
+        simple = [_SIMPLE[a] for a in arms if a in _SIMPLE]
+        name = _name(tp)
+
+        def union(v, path, errors):
+            if any(ok(v) for ok in simple):
                 return
-        errors.append(f"{path}: {_short(value)} is none of {_name(tp)}")
-        return
-    if tp is type(None) or tp is None:
-        if value is not None:
-            errors.append(f"{path}: expected null, found {_short(value)}")
-        return
+            for sub in subs:
+                trial: list[str] = []
+                sub(v, path, trial)
+                if not trial:
+                    return
+            errors.append(f"{path}: {_short(v)} is none of {name}")
+        return union
+    if tp in _SIMPLE:
+        ok, name = _SIMPLE[tp], _name(tp)
+
+        def simple(v, path, errors):
+            if not ok(v):
+                errors.append(f"{path}: expected {name}, found {_short(v)}")
+        return simple
     origin = typing.get_origin(tp)
     if origin is Literal:
-        if value not in typing.get_args(tp):
-            errors.append(f"{path}: {_short(value)} is not one of {typing.get_args(tp)}")
-        return
-    if tp is bool:
-        ok = isinstance(value, bool)
-    elif tp is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif tp is float:  # a JSON number, or null where the number is undefined
-        ok = value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
-    elif tp is str:
-        ok = isinstance(value, str)
-    elif origin is list or tp is list:
-        if not isinstance(value, list):
-            errors.append(f"{path}: expected a list, found {_short(value)}")
-            return
+        allowed = typing.get_args(tp)
+
+        def literal(v, path, errors):
+            if v not in allowed:
+                errors.append(f"{path}: {_short(v)} is not one of {allowed}")
+        return literal
+    if origin is list or tp is list:
         (item,) = typing.get_args(tp) or (Any,)
-        if item is not Any:
-            for i, v in enumerate(value):
-                check_value(v, item, f"{path}[{i}]", errors, limit)
-                if len(errors) >= limit:
+        sub, ok = _checker(item), _SIMPLE.get(item)
+
+        def listed(v, path, errors):
+            if not isinstance(v, list):
+                errors.append(f"{path}: expected a list, found {_short(v)}")
+                return
+            if item is Any or (ok is not None and all(map(ok, v))):
+                return  # the common case, a list of numbers, in one pass
+            for i, x in enumerate(v):
+                sub(x, f"{path}[{i}]", errors)
+                if len(errors) >= 20:
                     return
-        return
-    elif origin is dict or tp is dict:
-        if not isinstance(value, dict):
-            errors.append(f"{path}: expected an object, found {_short(value)}")
-            return
+        return listed
+    if origin is dict or tp is dict:
         args = typing.get_args(tp)
         item = args[1] if args else Any
-        if item is not Any:
-            for k, v in value.items():
-                check_value(v, item, f"{path}.{k}", errors, limit)
-        return
-    elif _is_typeddict(tp):
-        if not isinstance(value, dict):
-            errors.append(f"{path}: expected an object, found {_short(value)}")
-            return
-        known = set()
-        for key, ftp, _, required in fields(tp):
-            known.add(key)
-            if key not in value:
-                if required:
+        sub = _checker(item)
+
+        def mapping(v, path, errors):
+            if not isinstance(v, dict):
+                errors.append(f"{path}: expected an object, found {_short(v)}")
+                return
+            if item is not Any:
+                for k, x in v.items():
+                    sub(x, f"{path}.{k}", errors)
+        return mapping
+    if _is_typeddict(tp):
+        spec = [(key, _checker(ftp), required) for key, ftp, _, required in fields(tp)]
+        known = {key for key, _, _ in spec}
+        closed = tp not in OPEN
+
+        def record(v, path, errors):
+            if not isinstance(v, dict):
+                errors.append(f"{path}: expected an object, found {_short(v)}")
+                return
+            for key, sub, required in spec:
+                if key in v:
+                    sub(v[key], f"{path}.{key}", errors)
+                elif required:
                     errors.append(f"{path}.{key}: missing")
-                continue
-            check_value(value[key], ftp, f"{path}.{key}", errors, limit)
-        extra = set(value) - known
-        if extra and tp not in OPEN:
-            errors.append(f"{path}: undeclared keys {sorted(extra)}")
-        return
-    else:
-        raise TypeError(f"{path}: no JSON type for {tp!r}")
-    if not ok:
-        errors.append(f"{path}: expected {_name(tp)}, found {_short(value)}")
+            if closed and not known.issuperset(v):
+                errors.append(f"{path}: undeclared keys {sorted(set(v) - known)}")
+        return record
+    raise TypeError(f"no JSON type for {tp!r}")
 
 
 def _short(value) -> str:

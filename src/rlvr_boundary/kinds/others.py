@@ -4,7 +4,8 @@
 ``rft-select``; ``sample``, ``entropy-match`` and ``learning_landed``; ``lab-run``.
 """
 
-from __future__ import annotations
+# No "from __future__ import annotations": the declarations are evaluated once, here,
+# rather than compiled from strings on every typing lookup.
 
 from typing import Annotated as A
 from typing import Any, Literal, TypedDict

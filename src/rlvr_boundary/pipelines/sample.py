@@ -19,10 +19,9 @@ and return the ``sample`` result document (written when asked).
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from rlvr_boundary.backends.base import (
@@ -56,6 +55,8 @@ MAX_ITEMS = 20_000_000
 
 
 def _sha256_file(path: Path) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -129,6 +130,8 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
     dict
         Summary: samples, shards, seconds, samples_per_second, tokens, tokens_per_second.
     """
+    import hashlib
+
     from rlvr_boundary.io.results import RUN_LIBRARIES, library_versions
     from rlvr_boundary.io.store import ShardedWriter
 

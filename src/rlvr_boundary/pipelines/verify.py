@@ -36,27 +36,22 @@ from __future__ import annotations
 import csv
 import io
 import os
-import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.options import check, option
-from rlvr_boundary.verify.math import (
-    KNOWN_LIMITS,
-    MathOptions,
-    as_text,
-    backend_label,
-    backend_name,
-    options_to_json,
-)
-from rlvr_boundary.verify.quality import quality_flags
-from rlvr_boundary.verify.sandbox import SandboxOptions
 
-# pyarrow loads inside the functions that build tables: the command line imports this
-# module (for its options) to build its parser.
+if TYPE_CHECKING:
+    from rlvr_boundary.verify.math import MathOptions
+    from rlvr_boundary.verify.sandbox import SandboxOptions
+
+# The graders and pyarrow load inside the functions that use them: the command line
+# imports this module (for its options) to build its parser.
 
 TEXT_FIELDS = ("text", "completion")
 ID_FIELDS = ("prompt_id", "id", "unique_id", "idx", "task_id")
@@ -66,6 +61,18 @@ KEY_COLUMNS = ("prompt_id", "model", "sample_idx")
 
 #: Most worker processes (math) or concurrent sandboxes (code): four per core of this machine.
 MAX_WORKERS = 4 * (os.cpu_count() or 1)
+
+
+def _math_options():
+    from rlvr_boundary.verify.math import MathOptions
+
+    return MathOptions()
+
+
+def _sandbox_options():
+    from rlvr_boundary.verify.sandbox import SandboxOptions
+
+    return SandboxOptions()
 
 
 @dataclass
@@ -90,9 +97,9 @@ class VerifyOptions:
     gold_field: str | None = option(None, metavar="FIELD", group="input fields",
                                     help="answer/tests field of the gold file (default: "
                                          "answer/gold/gt, or the code test fields)")
-    math: MathOptions = option(default_factory=MathOptions, cli=False,
+    math: MathOptions = option(default_factory=_math_options, cli=False,
                                help="math grading (backend, extraction)")
-    sandbox: SandboxOptions = option(default_factory=SandboxOptions, cli=False,
+    sandbox: SandboxOptions = option(default_factory=_sandbox_options, cli=False,
                                      help="code sandbox limits (its timeout is replaced by "
                                           "timeout)")
     batch_rows: int = option(4096, cli=False, low=1, high=1_000_000,
@@ -184,6 +191,8 @@ def backend_column(backend: str) -> str:
 
 def verifier_record(opts: VerifyOptions) -> dict:
     """Name, version and configuration of the verifier (for the manifest)."""
+    from rlvr_boundary.verify.math import KNOWN_LIMITS, backend_label, backend_name
+
     if opts.task == "math":
         rec = {"task": "math", "name": backend_name(opts.math), "timeout": opts.timeout,
                "memory_mb": opts.memory_mb, "extract": list(opts.math.extract.fallbacks),
@@ -280,6 +289,8 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
         if not writer.done():
             _forget_empty_attempt(shard_dir)
             if not existed:
+                import shutil
+
                 shutil.rmtree(shard_dir, ignore_errors=True)
         raise
     summary = _summary(shard_dir, opts, verifier, gold)
@@ -374,6 +385,8 @@ def _finished_summary(out: Path, single: bool, manifest: dict) -> dict | None:
 
 def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -> dict:
     """Statuses and totals of the finished shards; per-backend totals and disagreement."""
+    from rlvr_boundary.verify.math import backend_label
+
     from rlvr_boundary.io.rollouts import iter_rollout_batches
 
     statuses: Counter = Counter()
@@ -413,6 +426,8 @@ def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -
 def _texts(col, src: Path, name: str) -> list:
     import pyarrow as pa
 
+    from rlvr_boundary.verify.math import as_text
+
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or \
             pa.types.is_null(col.type):
         return col.to_pylist()
@@ -433,6 +448,8 @@ def _assemble(shard_dir: Path, out: Path, manifest: dict) -> None:
     for k in ("schema_version", "tool_version"):
         manifest.pop(k, None)
     write_rollouts(table, out, manifest, required=KEY_COLUMNS)
+    import shutil
+
     shutil.rmtree(shard_dir)
 
 
@@ -444,6 +461,9 @@ class _Grader:
         self.pool = None
 
     def __enter__(self) -> "_Grader":
+        from rlvr_boundary.verify.math import options_to_json
+        from rlvr_boundary.verify.sandbox import SandboxOptions
+
         if self.opts.task == "math":
             from rlvr_boundary.verify.pool import TimeoutPool
 
@@ -471,6 +491,8 @@ class _Grader:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def grade(self, texts: list, golds: list, progress) -> list[dict]:
+        from rlvr_boundary.verify.math import as_text
+
         results: list = [None] * len(texts)
         if self.opts.task == "math":
             items = ((g, as_text(t), self.mopts) for g, t in zip(golds, texts))
@@ -501,6 +523,8 @@ def _with_results(batch, results: list[dict], texts: list, prompts,
     import pyarrow as pa
 
     from rlvr_boundary.io.samples import QUALITY_COLUMNS
+    from rlvr_boundary.verify.math import as_text
+    from rlvr_boundary.verify.quality import quality_flags
 
     new = {
         "correct": pa.array([r["correct"] for r in results], pa.bool_()),
@@ -547,7 +571,7 @@ def math_options(backends: str | list[str] = "math-verify",
     is one second under the pool's hard ``timeout``.
     """
     from rlvr_boundary.verify.extract import FALLBACKS, ExtractOptions
-    from rlvr_boundary.verify.math import BACKENDS
+    from rlvr_boundary.verify.math import BACKENDS, MathOptions
 
     def items(x):
         return [v.strip() for v in (x.split(",") if isinstance(x, str) else x) if v.strip()]

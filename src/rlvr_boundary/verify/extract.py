@@ -28,8 +28,10 @@ import re
 from dataclasses import dataclass
 
 from rlvr_boundary.verify.quality import last_boxed
+from rlvr_boundary.verify.registry import EXTRACT_METHODS
 
-FALLBACKS = ("boxed", "answer_is", "last_number")
+#: The extraction methods (:data:`rlvr_boundary.verify.registry.EXTRACT_METHODS`).
+FALLBACKS = EXTRACT_METHODS
 TAIL_CHARS = 5000
 
 # The phrases, longest first so "the final answer is" wins over "answer is".

@@ -68,17 +68,12 @@ from rlvr_boundary.verify.canonical import (
     rounded_match,
 )
 from rlvr_boundary.verify.extract import ExtractOptions, extract_answer
+from rlvr_boundary.verify.registry import MATH_BACKENDS
 
 #: The math-verify version our dependency pins and the tests were run with.
 MATH_VERIFY_VERSION = "0.9.0"
-#: The math scorers (``verify --backend``): name -> one line of help. Their known limits
-#: are :data:`KNOWN_LIMITS`; the command line and the verify workflow read both from here.
-BACKENDS = {
-    "math-verify": "math-verify (pinned; sympy equivalence with its known false accepts "
-                   "re-checked); the default",
-    "canonical": "exact canonical strings (rational and surd arithmetic, no sympy): may miss "
-                 "an equivalence, never accepts a different value",
-}
+#: The math scorers, named in :data:`rlvr_boundary.verify.registry.MATH_BACKENDS`.
+BACKENDS = MATH_BACKENDS
 
 #: What each backend is known to get wrong (recorded in the manifest and summary;
 #: every line is a test in tests/verify/test_math_grading.py).
