@@ -102,3 +102,16 @@ def test_theory_package_imports_with_heavy_packages_blocked():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
+
+
+def test_the_docs_example_matrix_is_the_shipped_one(tmp_path):
+    """docs/theory.md shows the matrix that --example and the app's example use."""
+    from pathlib import Path
+
+    from rlvr_boundary.pipelines.theory import example_matrix
+
+    doc = (Path(__file__).parents[2] / "docs" / "theory.md").read_text(encoding="utf-8")
+    block = doc.split("```\nstrategy,pi0", 1)[1].split("```", 1)[0]
+    assert "strategy,pi0" + block == example_matrix().read_text(encoding="utf-8") == THREE
+    assert main(["theory", "diagnose", "--example", "--json", str(tmp_path / "d.json")]) == 0
+    assert json.loads((tmp_path / "d.json").read_text())["free_lunch"] is True
