@@ -17,8 +17,9 @@ from tests.results.schema_check import assert_valid
 pytest.importorskip("jsonschema")
 
 #: Kinds whose writer needs a model (sample, entropy-match, learning_landed: validated in
-#: tests/backends) or the lab's training (lab-run: checked by the envelope when written).
-ELSEWHERE = {"sample", "entropy-match", "learning_landed", "lab-run"}
+#: tests/backends) or the lab's training (lab-run, lab-entropy: checked by the envelope when
+#: written).
+ELSEWHERE = {"sample", "entropy-match", "learning_landed", "lab-run", "lab-entropy"}
 
 
 def _valid(path) -> dict:

@@ -114,6 +114,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("lab-run", _o.LabRunResult, "rlvr-boundary lab run (lab_result.json)",
          "rlvr_boundary.lab.run:LabConfig",
          "A run of the RLVR lab; each experiment adds its own numbers (docs/lab.md)."),
+    Kind("lab-entropy", _o.LabEntropyResult, "rlvr-boundary lab run --experiment entropy "
+         "(entropy.json)", "rlvr_boundary.lab.run:LabConfig",
+         "Entropy and support at every checkpoint of the lab, beside the RL log."),
 )}
 
 

@@ -188,3 +188,14 @@ class LabRunResult(TypedDict):
     """A run of the RLVR lab; each experiment adds its own numbers."""
 
     experiment: A[str, "which experiment ran"]
+
+
+class LabEntropyResult(TypedDict):
+    """Experiment 4 of the lab: entropy and support at every checkpoint (entropy.json)."""
+
+    K: A[int, "the audit budget"]
+    diversity_k: A[int | None, "budget of the answer entropy"]
+    rows: A[list[dict[str, Any]], "the base, then each checkpoint by step: pass@1, pass@K, "
+                                  "token entropy (all, correct, incorrect), log-PPL, entropy "
+                                  "by position, answer and strategy entropy, P/E/S/O"]
+    training: A[list[dict[str, Any]], "the RL log: step, reward, entropy"]
