@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from rlvr_boundary.verify.sandbox import RunResult, SandboxOptions, public_url
+from rlvr_boundary.verify.runtypes import RunResult, SandboxOptions, public_url
 
 _HARNESS = Path(__file__).resolve().parent / "_harness.py"
 
