@@ -55,7 +55,7 @@ def request_body(program: str, opts: SandboxOptions, stdin: str, tests: str | No
         files["tests.py"] = _b64(tests.encode("utf-8", errors="replace"))
     return {"code": code, "language": "python", "compile_timeout": 10,
             "run_timeout": opts.timeout, "memory_limit_MB": opts.memory_mb,
-            "stdin": stdin[: opts.max_input], "files": files, "fetch_files": []}
+            "stdin": stdin, "files": files, "fetch_files": []}
 
 
 def run_fusion(program: str, opts: SandboxOptions, *, stdin: str = "",

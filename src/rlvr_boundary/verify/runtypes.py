@@ -37,8 +37,6 @@ class SandboxOptions:
     """Processes and threads of the whole run (cgroup ``pids.max``)."""
     max_output: int = 64 * 1024
     """Bytes of stdout and of stderr kept."""
-    max_input: int = 1 << 22
-    """Bytes of stdin fed to the program at most."""
     allow_processes: bool = False
     """Let the program start processes (fork, subprocess). Off by default: the
     audit hook refuses them with a clear message. The cgroup caps them either way."""
@@ -58,8 +56,7 @@ class SandboxOptions:
                              f"{self.fusion_url!r}", field="sandbox_fusion_url")
         if not self.timeout > 0:
             raise InputError(f"sandbox timeout must be > 0, got {self.timeout}", field="timeout")
-        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "work_mb", "max_output",
-                     "max_input"):
+        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "work_mb", "max_output"):
             if int(getattr(self, name)) < 1:
                 raise InputError(f"sandbox {name} must be >= 1", field=name)
         if not 2 <= self.max_processes <= 4096:
@@ -84,6 +81,11 @@ class RunResult:
     completed: bool = False
     """True when the harness wrote the run's token after the last test."""
     run_id: str = ""
+    marker: str = ""
+    """What the harness reported instead of its token (a checker: ``timeout``, or
+    ``unsplittable: ...`` when the tests pass the program something that is not data)."""
+    output_cut: bool = False
+    """True when stdout went to a file and was longer than the run's limit."""
 
 
 def public_url(url: str | None) -> str | None:
