@@ -123,20 +123,27 @@ def test_in_process_grading_is_hardened_against_the_cheap_attacks(attack):
 
 
 def test_the_command_line_grades_the_reproduction_of_the_report_wrong(tmp_path):
-    """The report's reproduction, end to end: wrong add with os._exit disarmed."""
+    """The report's reproduction, end to end, and the count of in-process records."""
     rows = [{"prompt_id": "add", "model": "m", "sample_idx": i, "text": t}
             for i, t in enumerate([WRONG + EXIT_TRICK, RIGHT, WRONG + FRAME_TRICK,
                                    WRONG + TABLE_TRICK, EQ_TRICK])]
+    rows.append({"prompt_id": "inproc", "model": "m", "sample_idx": 0, "text": RIGHT})
     (tmp_path / "r.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (tmp_path / "g.jsonl").write_text(json.dumps(MBPP) + "\n")
+    (tmp_path / "g.jsonl").write_text(json.dumps(MBPP) + "\n"
+                                      + json.dumps({**IN_PROCESS, "prompt_id": "inproc"}) + "\n")
     src = str(Path(__file__).resolve().parents[2] / "src")
     r = subprocess.run([sys.executable, "-m", "rlvr_boundary.cli", "verify",
                         str(tmp_path / "r.jsonl"), "--task", "code", "--gold",
                         str(tmp_path / "g.jsonl"), "--out", str(tmp_path / "o.jsonl"),
-                        "--timeout", "10"], capture_output=True, text=True, timeout=300,
+                        "--timeout", "10", "--json", str(tmp_path / "res.json")],
+                       capture_output=True, text=True, timeout=300,
                        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": src})
     assert r.returncode == 0, r.stderr
-    out = {json.loads(line)["sample_idx"]: json.loads(line)
-           for line in (tmp_path / "o.jsonl").read_text().splitlines()}
-    assert [out[i]["correct"] for i in range(5)] == [False, True, False, False, False]
-    assert {out[i]["check_mode"] for i in range(5)} == {"outside"}
+    out = {(d["prompt_id"], d["sample_idx"]): d for d in
+           map(json.loads, (tmp_path / "o.jsonl").read_text().splitlines())}
+    assert [out["add", i]["correct"] for i in range(5)] == [False, True, False, False, False]
+    assert {out["add", i]["check_mode"] for i in range(5)} == {"outside"}
+    assert out["inproc", 0]["correct"] and out["inproc", 0]["check_mode"] == "in-process"
+    summary = json.loads((tmp_path / "res.json").read_text())
+    summary = summary.get("result", summary)
+    assert summary["check_modes"] == {"outside": 5, "in-process": 1}
