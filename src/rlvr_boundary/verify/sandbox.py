@@ -513,7 +513,8 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
     if opts.fusion_url:
         from rlvr_boundary.verify.fusion import run_fusion
 
-        return run_fusion(program, opts, stdin=stdin, tests=tests)
+        return run_fusion(program, opts, stdin=stdin, tests=tests,
+                          stdout_limit=stdout_limit if tests is None else None)
     st = require_isolation(opts)
     _clean_once()
     files = {"program.py": program.encode("utf-8", errors="replace")}
