@@ -480,10 +480,15 @@ def _same_apps(got, want):
 def _check(cfg, chan, tests):
     """Run the tests against the program through ``chan``; True when all returned."""
     client = _Client(chan, cfg.get("call_timeout"))
-    ready = chan.recv(cfg.get("call_timeout"))
-    if ready is None or ready == "timeout" or type(ready) is not dict or "raise" in ready:
-        why = ready["raise"] if type(ready) is dict and "raise" in ready else None
-        _say("the program did not load" + (f": {why[0]}: {why[1]}" if why else "") + "\n")
+    try:
+        ready = chan.recv(cfg.get("call_timeout"))
+    except ProgramError as exc:
+        ready = {"raise": ["ProgramError", str(exc)]}
+    if ready != {"ready": True}:
+        why = ready.get("raise") if type(ready) is dict else None
+        why = why if type(why) is list and len(why) == 2 else ["ProgramError",
+                                                               "no or a malformed answer"]
+        _say(f"the program did not load: {str(why[0])[:100]}: {str(why[1])[:300]}\n")
         if ready == "timeout":
             client.timed_out = True
         return client, False
