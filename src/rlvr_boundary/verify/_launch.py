@@ -15,7 +15,10 @@ read here). In this order, all before the program exists:
 5. ``no_new_privs`` and a parent-death signal (SIGKILL), set after the uid
    change because changing credentials clears the parent-death signal; if the
    grader already died, stop here;
-6. ``exec`` bubblewrap (or, in the explicitly unsafe mode, the harness).
+6. a seccomp filter (:func:`socket_filter`): handed to bubblewrap (``--seccomp``),
+   which loads it just before it starts the harness, or, without bubblewrap,
+   loaded here;
+7. ``exec`` bubblewrap (or, in the explicitly unsafe mode, the harness).
 
 Any failure exits with status 125 and a message on stderr.
 """
@@ -29,10 +32,75 @@ import sys
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 CLONE_NEWNS = 0x00020000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+
+
+#: Architecture -> (AUDIT_ARCH value, socket, socketpair, first io_uring call, x32 bit).
+_ARCHES = {"x86_64": (0xC000003E, 41, 53, 425, 0x40000000),
+           "aarch64": (0xC00000B7, 198, 199, 425, None)}
+
+
+def socket_filter(machine: str | None = None) -> bytes | None:
+    """A classic-BPF seccomp program that closes every way to a host Unix socket.
+
+    Refused (EPERM): ``socket(AF_UNIX, ...)`` (no socket to ``connect`` to a path or
+    ``sendto`` one) and ``socketpair`` of any type but ``SOCK_STREAM`` (a datagram
+    pair may ``sendto`` any path). Refused (ENOSYS): the io_uring calls (their
+    operations bypass seccomp), x32 calls and any other architecture's calls (the
+    32-bit entry points of a 64-bit kernel). Everything else is allowed. A program's
+    own ``socket.socketpair()`` (stream) keeps working; network sockets have no
+    interface but a down loopback in the sandbox's network namespace.
+
+    Returns None on an architecture without numbers here (the filter is not used).
+    """
+    import struct
+
+    arch = _ARCHES.get(machine or os.uname().machine)
+    if arch is None:
+        return None
+    audit, nr_socket, nr_pair, nr_uring, x32 = arch
+    ld, jeq, jge, ret, and_ = 0x20, 0x15, 0x35, 0x06, 0x54
+    allow, eperm, enosys = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+    prog: list = [(ld, 0, 0, 4), (jeq, 0, "nosys", audit), (ld, 0, 0, 0)]  # arch, then nr
+    if x32 is not None:
+        prog.append((jge, "nosys", 0, x32))
+    prog += [(jeq, "socket", 0, nr_socket), (jeq, "pair", 0, nr_pair),
+             (jeq, "nosys", 0, nr_uring), (jeq, "nosys", 0, nr_uring + 1),
+             (jeq, "nosys", 0, nr_uring + 2), (ret, 0, 0, allow),
+             "socket", (ld, 0, 0, 16), (jeq, "perm", 0, 1), (ret, 0, 0, allow),  # AF_UNIX = 1
+             "pair", (ld, 0, 0, 24), (and_, 0, 0, 0xF), (jeq, 0, "perm", 1),  # SOCK_STREAM
+             (ret, 0, 0, allow),
+             "perm", (ret, 0, 0, eperm), "nosys", (ret, 0, 0, enosys)]
+    labels, code = {}, []
+    for item in prog:
+        if isinstance(item, str):
+            labels[item] = len(code)
+        else:
+            code.append(item)
+    out = b""
+    for i, (op, jt, jf, k) in enumerate(code):
+        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
+        out += struct.pack("=HBBI", op, jt, jf, k)
+    return out
+
+
+def _load_filter(libc, prog: bytes) -> None:
+    """Load a seccomp filter into this process (after ``no_new_privs``)."""
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buf = ctypes.create_string_buffer(prog, len(prog))
+    fprog = SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"seccomp filter: {os.strerror(err)}")
 
 
 def main() -> None:
@@ -69,7 +137,17 @@ def main() -> None:
     check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
     if os.getppid() != cfg["parent"]:
         os._exit(125)  # the grader died before the signal was armed
-    os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
+    argv = list(cfg["argv"])
+    prog = socket_filter() if cfg.get("seccomp") else None
+    if prog is not None and cfg.get("bwrap"):
+        r, w = os.pipe()  # bubblewrap reads the program from a descriptor to its end
+        os.write(w, prog)
+        os.close(w)
+        os.set_inheritable(r, True)
+        argv[1:1] = ["--seccomp", str(r)]
+    elif prog is not None:
+        _load_filter(libc, prog)
+    os.execve(argv[0], argv, cfg["env"])
 
 
 if __name__ == "__main__":

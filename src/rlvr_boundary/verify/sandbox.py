@@ -689,7 +689,8 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
             rlimits["RLIMIT_NPROC"] = [n, n]
         cfg = {"cgroup_procs": cg.procs_files if cg else [], "expose": expose,
                "rlimits": rlimits, "drop_to": NOBODY if drop else None,
-               "parent": os.getpid(), "argv": argv, "env": env}
+               "parent": os.getpid(), "argv": argv, "env": env, "seccomp": True,
+               "bwrap": use_bwrap}
         cmd = [sys.executable, "-I", "-S", "-B", str(_HERE / "_launch.py"), json.dumps(cfg)]
         t0 = time.monotonic()
         passed = (tok_r, res_w, *extra)
