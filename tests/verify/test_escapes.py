@@ -261,6 +261,40 @@ def test_leaving_the_process_group_is_killed_also_without_bubblewrap_when_unsafe
     assert res.isolation == "none" and "detached" in res.stdout
 
 
+# Move the program out of its run's cgroup (into the grader's, its parent), then leave a
+# detached sleeper: as root without bubblewrap this used to outlive the deadline.
+LEAVE_CGROUP = """import os, time
+wrote = []
+for line in open('/proc/self/cgroup').read().splitlines():
+    _, ctrls, path = line.split(':', 2)
+    for c in ctrls.split(','):
+        if c in ('pids', 'memory'):
+            parent = os.path.dirname(path.rstrip('/')) or '/'
+            target = ('/sys/fs/cgroup/' + c + parent + '/cgroup.procs').replace('//', '/')
+            fd = libc.open(target.encode(), os.O_WRONLY)  # below the audit hook
+            if fd >= 0 and libc.write(fd, b'0', 1) == 1:
+                wrote.append(target)
+if fork() == 0:
+    setsid()
+    mark({marker!r})
+    time.sleep(300)
+print('wrote', wrote, os.getuid(), flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unsafe"])
+def test_the_program_cannot_leave_its_cgroup(aftermath, mode):
+    """Also in the unsafe mode as root: the program is nobody, below a root init in a PID
+    namespace (the aftermath fixture checks that the sleeper died at the deadline)."""
+    marker, _ = aftermath
+    if mode == "unsafe" and (cgroup_home() is None or os.geteuid() != 0):
+        pytest.skip("the unsafe mode holds its cgroup only as root (and with a cgroup)")
+    res = attack(CFORK + LEAVE_CGROUP.format(marker=marker), mode)
+    assert res.status == "timeout", res
+    assert res.stdout.startswith("wrote [] 65534"), res.stdout
+
+
 @pytest.mark.parametrize("mode", MODES + ["unsafe"])
 def test_memory_is_capped_summed_over_processes(aftermath, mode):
     marker, _ = aftermath
@@ -354,12 +388,19 @@ def _verify_cmd(tmp_path: Path, completion: str, env_path: str | None = None) ->
 
 
 @needs_boundary
-def test_nothing_outlives_a_killed_verify(tmp_path):
+@pytest.mark.parametrize("mode", ["bwrap", "unsafe"])
+def test_nothing_outlives_a_killed_verify(tmp_path, mode):
+    if mode == "unsafe" and os.geteuid() != 0:
+        pytest.skip("without bubblewrap only root gets a PID namespace for the program")
     marker = "rx" + secrets.token_hex(4)
     prog = (CFORK + "import time\nfor _ in range(3):\n    if fork() == 0:\n        setsid()\n"
             f"        mark({marker!r})\n        time.sleep(300)\n"
             f"mark({marker!r})\ntime.sleep(300)\n")
-    cmd, env = _verify_cmd(tmp_path, prog)
+    nobin = tmp_path / "nobin"
+    nobin.mkdir()
+    cmd, env = _verify_cmd(tmp_path, prog, env_path=str(nobin) if mode == "unsafe" else None)
+    if mode == "unsafe":
+        cmd.append("--unsafe-no-isolation")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30

@@ -35,6 +35,7 @@ PR_SET_NO_NEW_PRIVS = 38
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -103,27 +104,31 @@ def _load_filter(libc, prog: bytes) -> None:
         raise OSError(err, f"seccomp filter: {os.strerror(err)}")
 
 
-def main() -> None:
-    cfg = json.loads(sys.argv[1])
-    libc = ctypes.CDLL(None, use_errno=True)
+def _check(libc, rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
 
-    def check(rc: int, what: str) -> None:
-        if rc != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"{what}: {os.strerror(err)}")
 
-    for procs in cfg["cgroup_procs"]:
-        fd = os.open(procs, os.O_WRONLY)
-        try:
-            os.write(fd, b"0")  # "0": the writing process itself
-        finally:
-            os.close(fd)
-    if cfg["expose"]:
-        check(libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
-        check(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
-        for src, dst in cfg["expose"]:
-            check(libc.mount(os.fsencode(src), os.fsencode(dst), None, MS_BIND | MS_REC, None),
-                  f"bind {src}")
+def _cover(libc, cfg: dict) -> None:
+    """Root without bubblewrap: make the interpreter reachable by the unprivileged user.
+
+    In this process's private mount namespace each directory of ``cfg["cover"]``
+    (an ancestor the user cannot search, such as ``/root``) is hidden under an
+    empty tmpfs, and each interpreter directory, bound first onto its mount point
+    in the run directory, is bound back at its own path inside it.
+    """
+    for top in cfg["cover"]:
+        _check(libc, libc.mount(b"tmpfs", os.fsencode(top), b"tmpfs", 0, b"mode=0755,size=64k"),
+               f"tmpfs on {top}")
+    for src, point in cfg["expose"]:
+        os.makedirs(src, mode=0o755, exist_ok=True)
+        _check(libc, libc.mount(os.fsencode(point), os.fsencode(src), None, MS_BIND | MS_REC,
+                                None), f"bind {src} back")
+
+
+def _drop(libc, cfg: dict) -> None:
+    """rlimits, the unprivileged user, no_new_privs, the parent-death signal."""
     for name, (soft, hard) in cfg["rlimits"].items():
         resource.setrlimit(getattr(resource, name), (soft, hard))
     uid = cfg["drop_to"]
@@ -133,10 +138,10 @@ def main() -> None:
         os.setresuid(uid, uid, uid)
         if os.getresuid() != (uid, uid, uid):
             raise OSError("could not drop to the unprivileged user")
-    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
-    if os.getppid() != cfg["parent"]:
-        os._exit(125)  # the grader died before the signal was armed
+    _check(libc, libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def _exec(libc, cfg: dict) -> None:
     argv = list(cfg["argv"])
     prog = socket_filter() if cfg.get("seccomp") else None
     if prog is not None and cfg.get("bwrap"):
@@ -148,6 +153,92 @@ def main() -> None:
     elif prog is not None:
         _load_filter(libc, prog)
     os.execve(argv[0], argv, cfg["env"])
+
+
+def _exit_like(status: int) -> None:
+    """End this process the way a child with wait ``status`` ended (128 + signal)."""
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+
+
+def _init(libc, cfg: dict, alive: int) -> None:
+    """PID 1 of the run's PID namespace (root, never runs the program).
+
+    It starts the harness as the unprivileged user and waits for it, reaping
+    orphans; when it ends, for whatever reason (the harness ended, the deadline's
+    cgroup kill, the grader's death through the parent-death signal), the kernel
+    kills every process left in the namespace. The program can neither signal it
+    (another user) nor leave the namespace.
+    """
+    _check(libc, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+    import select
+
+    if select.select([alive], [], [], 0)[0]:  # end of file: the launcher died before that
+        os._exit(125)
+    os.close(alive)
+    MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+    # A /proc of this namespace: the program sees its own processes, not the host's.
+    _check(libc, libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None),
+           "mount /proc")
+    child = os.fork()
+    if child == 0:
+        try:
+            _drop(libc, cfg)
+            _check(libc, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death")
+            if os.getppid() != 1:
+                os._exit(125)
+            _exec(libc, cfg)
+        except BaseException as exc:  # noqa: BLE001
+            sys.stderr.write(f"rlvr-boundary sandbox launcher: {exc}\n")
+            os._exit(125)
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            os._exit(125)
+        if pid == child:
+            _exit_like(status)
+
+
+def main() -> None:
+    cfg = json.loads(sys.argv[1])
+    libc = ctypes.CDLL(None, use_errno=True)
+    for procs in cfg["cgroup_procs"]:
+        fd = os.open(procs, os.O_WRONLY)
+        try:
+            os.write(fd, b"0")  # "0": the writing process itself
+        finally:
+            os.close(fd)
+    pidns = bool(cfg.get("pidns"))
+    if cfg["expose"] or pidns:
+        _check(libc, libc.unshare(CLONE_NEWNS | (CLONE_NEWPID if pidns else 0)), "unshare")
+        _check(libc, libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "make / private")
+        for src, dst in cfg["expose"]:
+            _check(libc, libc.mount(os.fsencode(src), os.fsencode(dst), None, MS_BIND | MS_REC,
+                                    None), f"bind {src}")
+    if pidns:  # root without bubblewrap: stay root here, run the program below an init
+        _cover(libc, cfg)
+        _check(libc, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+        if os.getppid() != cfg["parent"]:
+            os._exit(125)
+        # The parent of PID 1 is outside its namespace (getppid() is 0 there): it learns
+        # that the launcher is alive from a pipe whose write end only the launcher holds.
+        alive, keep = os.pipe()
+        init = os.fork()
+        if init == 0:
+            os.close(keep)
+            try:
+                _init(libc, cfg, alive)
+            except BaseException as exc:  # noqa: BLE001
+                sys.stderr.write(f"rlvr-boundary sandbox launcher: {exc}\n")
+            os._exit(125)
+        os.close(alive)
+        _, status = os.waitpid(init, 0)
+        _exit_like(status)
+    _drop(libc, cfg)
+    _check(libc, libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "parent-death signal")
+    if os.getppid() != cfg["parent"]:
+        os._exit(125)  # the grader died before the signal was armed
+    _exec(libc, cfg)
 
 
 if __name__ == "__main__":

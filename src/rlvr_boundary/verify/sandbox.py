@@ -330,7 +330,7 @@ def isolation_status(opts: SandboxOptions | None = None) -> dict:
                        "delegated cgroup: systemd-run --user --scope -p Delegate=yes "
                        "rlvr-boundary verify ...)")
     usable = not missing or opts.unsafe_no_isolation
-    uid = NOBODY if works and os.geteuid() == 0 else os.geteuid()
+    uid = NOBODY if os.geteuid() == 0 else os.geteuid()
     return {"isolation": "bwrap" if works else "none", "cgroup": home.version if home else None,
             "uid": uid, "usable": usable, "missing": missing,
             "unsafe_no_isolation": bool(missing) and opts.unsafe_no_isolation}
@@ -624,7 +624,11 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
     early (not a timeout).
     """
     root = _ensure_root()
-    drop = os.geteuid() == 0 and use_bwrap
+    # As root the program always runs as nobody: with bubblewrap inside its namespaces;
+    # without it (the explicitly unsafe mode) below a root init in a PID namespace, so it
+    # cannot leave its cgroup and dies with the grader either way.
+    drop = os.geteuid() == 0
+    pidns = drop and not use_bwrap
     run_id = f"{os.getpid()}-{secrets.token_hex(6)}"
     run_dir = root / f"run-{run_id}"
     run_dir.mkdir(mode=0o711)
@@ -638,6 +642,8 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
         src.mkdir(mode=0o755)
         if not use_bwrap:  # with bubblewrap the work directory is a tmpfs in the sandbox
             work.mkdir(mode=0o700)
+            if drop:
+                os.chown(work, NOBODY, NOBODY)
         shutil.copyfile(_HERE / "_harness.py", src / "harness.py")
         for name, data in files.items():
             (src / name).write_bytes(data)
@@ -666,6 +672,7 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
         fds.remove(tok_w)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         expose: list[list[str]] = []
+        cover: list[str] = []
         tail = [mode, str(tok_r), str(res_w), run_id, *map(str, extra)]
         if use_bwrap:
             env.update(HOME=SANDBOX_WORK, TMPDIR=SANDBOX_WORK)
@@ -676,6 +683,13 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
             env.update(HOME=str(work), TMPDIR=str(work))
             argv = [sys.executable, "-I", "-B", str(src / "harness.py"), *tail]
             cwd = str(work)
+            if pidns:
+                for p in _interpreter_dirs():
+                    if not _can_traverse(p + "/", NOBODY, NOBODY):
+                        point = run_dir / f"mnt{len(expose)}"
+                        point.mkdir(mode=0o755)
+                        expose.append([p, str(point)])
+                        cover.append(_first_closed(p))
         mb = 1024 * 1024
         fsize = max(opts.max_file_mb * mb, (stdout_limit or 0) + 1)
         rlimits = {"RLIMIT_CPU": [opts.cpu_seconds, opts.cpu_seconds + 1],
@@ -690,7 +704,7 @@ def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap:
         cfg = {"cgroup_procs": cg.procs_files if cg else [], "expose": expose,
                "rlimits": rlimits, "drop_to": NOBODY if drop else None,
                "parent": os.getpid(), "argv": argv, "env": env, "seccomp": True,
-               "bwrap": use_bwrap}
+               "bwrap": use_bwrap, "pidns": pidns, "cover": sorted(set(cover))}
         cmd = [sys.executable, "-I", "-S", "-B", str(_HERE / "_launch.py"), json.dumps(cfg)]
         t0 = time.monotonic()
         passed = (tok_r, res_w, *extra)
@@ -766,6 +780,33 @@ def _private_file(path: Path, data: bytes) -> int:
     return rfd
 
 
+def _interpreter_dirs() -> list[str]:
+    """This interpreter's directories (a venv, a pyenv under /root ...) outside the system
+    directories, without nested duplicates."""
+    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(sys.executable)),
+              os.path.dirname(os.path.realpath(sys.executable))}
+    shown = [p for p in sorted(needed, key=len)
+             if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
+    tops: list[str] = []
+    for p in shown:
+        if not any(p == t or p.startswith(t + "/") for t in tops):
+            tops.append(p)
+    return tops
+
+
+def _first_closed(path: str) -> str:
+    """The first directory on the way to ``path`` that nobody may not search (``/root``
+    for a pyenv under it)."""
+    cur = Path("/")
+    for name in Path(path).parts[1:]:
+        cur = cur / name
+        st = os.stat(cur)
+        bit = 0o100 if st.st_uid == NOBODY else 0o010 if st.st_gid == NOBODY else 0o001
+        if not st.st_mode & bit:
+            return str(cur)
+    return path
+
+
 def _can_traverse(path: str, uid: int, gid: int) -> bool:
     """Whether ``uid`` can reach ``path`` (search permission on every ancestor, no ACLs)."""
     parts = Path(path).parts
@@ -809,17 +850,8 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
             argv += ["--symlink", os.readlink(p), p]
         elif os.path.isdir(p):
             argv += ["--ro-bind", p, p]
-    # This interpreter's directories (a venv, pyenv under /root ...), unless already visible.
-    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(sys.executable)),
-              os.path.dirname(os.path.realpath(sys.executable))}
-    shown = [p for p in sorted(needed, key=len)
-             if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
-    tops: list[str] = []
     binds: list[str] = []
-    for p in shown:
-        if any(p == t or p.startswith(t + "/") for t in tops):
-            continue
-        tops.append(p)
+    for p in _interpreter_dirs():
         if drop and not _can_traverse(p + "/", NOBODY, NOBODY):
             # bubblewrap resolves bind sources as nobody: bind the directory onto an
             # empty mount point in the launcher's private mount namespace first.
