@@ -483,6 +483,8 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
     assert r.returncode == 2, r.stderr
     err = " ".join(r.stderr.split())
     assert "bubblewrap" in err and "--unsafe-no-isolation" in err and "Traceback" not in err
+    # The refusal says what the unsafe mode does not hold.
+    assert "open network connections" in err and "write where anyone may write" in err
     assert not (tmp_path / "out").exists()
     if cgroup_home() is None:
         return
@@ -573,6 +575,7 @@ def test_as_a_normal_user_without_a_cgroup_grading_refuses(tmp_path):
     out = _run_as_nobody(tmp_path, ["refuse"], [])
     assert out["uid"] == 65534 and out["status"]["isolation"] == "bwrap"
     assert out["refused"] and "cgroup" in out["refused"] and "Delegate=yes" in out["refused"]
+    assert "leave its cgroup" in out["refused"]  # what the unsafe mode does not hold there
     assert out["unsafe"] == ["ok", "5", "bwrap", None]
 
 

@@ -346,6 +346,22 @@ def _bwrap_works(bwrap: str) -> bool:
     return res.status == "ok"
 
 
+def unsafe_caveat() -> str:
+    """What ``--unsafe-no-isolation`` does not hold here (the refusal says it; see
+    docs/reliability.md)."""
+    if os.geteuid() != 0:
+        return ("it can then read and write whatever this user can, open network "
+                "connections, and leave its cgroup (a delegated cgroup is this user's), so "
+                "the deadline, the process and memory limits and the cleanup after a killed "
+                "verify hold only for programs that do not try.")
+    held = ("its cgroup, deadline and process and memory limits still hold" if
+            cgroup_home() is not None else "without a cgroup here only per-process limits "
+            "hold (CPU seconds, address space, and a process count for nobody)")
+    return ("the program then runs as nobody, in its own PID namespace, on this machine's file "
+            "system and network: it can read what any user may read, write where anyone may "
+            f"write (/tmp, /dev/shm) and open network connections; {held}.")
+
+
 def require_isolation(opts: SandboxOptions) -> dict:
     """:func:`isolation_status`, or :class:`SandboxUnavailable` when it does not hold."""
     st = isolation_status(opts)
@@ -354,7 +370,7 @@ def require_isolation(opts: SandboxOptions) -> dict:
             "code grading needs a sandbox that holds and this machine lacks "
             + " and ".join(st["missing"])
             + ". Install what is missing, or pass --unsafe-no-isolation to run generated code "
-              "without a boundary (it can then read and write whatever this user can).")
+              "without the boundary: " + unsafe_caveat())
     return st
 
 
