@@ -31,21 +31,31 @@ process (which the program can undo). Every run gets:
   ``verify`` is killed the program goes with it; the work directory and cgroup
   of a killed run are removed by the next run (a run directory is in use
   exactly while its lock file is locked by the grader that made it);
+- **no host socket**: a seccomp filter (:func:`rlvr_boundary.verify._launch.socket_filter`)
+  refuses Unix sockets, datagram socket pairs and io_uring, so a socket file in
+  a bound directory cannot be reached;
 - rlimits as a second layer (CPU seconds, address space per process, file size,
   open files, no core dumps), a clean environment (nothing of the parent's),
-  ``python -I``, stdout/stderr cut at ``max_output`` and stdin fed without
-  blocking (a program that never reads it cannot stall the grader);
-- **a pass is reported by the harness**, not inferred from the exit status:
+  ``python -I``, stderr cut at ``max_output``; stdin is a file of the grader's
+  (any size, opened and unlinked before the launch), and a stdio run's stdout
+  too (kept up to ``stdout_limit``);
+- **a pass is reported by a harness**, not inferred from the exit status:
   the grader hands a per-run random token to the harness
   (:mod:`rlvr_boundary.verify._harness`), which writes it back on a separate
-  pipe only after the last test statement returned. A program that calls
-  ``os._exit(0)`` or ``sys.exit(0)`` before its tests fail is graded failed.
+  pipe only when its work ended normally. With :func:`run_split` the tests run
+  in a second sandbox, the checker, that calls the program's functions over a
+  pipe of plain data: the verdict is the checker's token, out of the program's
+  reach. With :func:`run_python` and tests, program and tests share one
+  interpreter (in-process: hardened, not proof against a program written
+  against the harness).
 
 Where bubblewrap or a usable cgroup is missing, :func:`run_python` refuses
-(:class:`SandboxUnavailable`, saying what to install or how to run) unless the
-caller asks for ``unsafe_no_isolation``: then the program runs with rlimits,
-the cgroup when there is one, the harness token and the audit hook only, and
-every result says ``isolation = "none"``.
+(:class:`SandboxUnavailable`, saying what to install, how to run, and what the
+unsafe mode would not hold) unless the caller asks for ``unsafe_no_isolation``:
+then, as root, the program runs as nobody below a root init in its own PID
+namespace (it cannot leave its cgroup and dies with the grader), with the host's
+file system and network; as a normal user it runs as that user. Every result
+says ``isolation = "none"``.
 
 Nothing here imports or ``exec``'s model output in our process.
 """
