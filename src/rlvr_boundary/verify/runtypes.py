@@ -27,7 +27,8 @@ class SandboxOptions:
     """RLIMIT_CPU per process (the kernel sends SIGXCPU then SIGKILL)."""
     memory_mb: int = 1024
     """Memory of the whole run (cgroup, all processes together, no swap) and
-    address space of each process (RLIMIT_AS)."""
+    address space of each process (RLIMIT_AS). A record checked outside the
+    program runs two sandboxes at once, each with this limit."""
     max_file_mb: int = 16
     """RLIMIT_FSIZE: largest file the code may write."""
     work_mb: int = 64
@@ -36,7 +37,8 @@ class SandboxOptions:
     max_processes: int = 32
     """Processes and threads of the whole run (cgroup ``pids.max``)."""
     max_output: int = 64 * 1024
-    """Bytes of stdout and of stderr kept."""
+    """Bytes of stderr kept, and of stdout except a stdio case's (a file kept up to
+    twice the expected output plus 1 MB)."""
     allow_processes: bool = False
     """Let the program start processes (fork, subprocess). Off by default: the
     audit hook refuses them with a clear message. The cgroup caps them either way."""
