@@ -20,6 +20,16 @@ read here). In this order, all before the program exists:
    loaded here;
 7. ``exec`` bubblewrap (or, in the explicitly unsafe mode, the harness).
 
+As root without bubblewrap (the explicitly unsafe mode), steps 2-7 differ: the
+launcher also enters a new PID namespace, hides each directory on the way to an
+unreachable interpreter under an empty tmpfs and binds the interpreter back at
+its own path (:func:`_cover`), then forks PID 1 of the namespace, a root init
+(:func:`_init`: its own ``/proc``, a parent-death signal, it reaps and waits),
+which forks the harness and does steps 3-7 there. The launcher and the init stay
+root and never run the program; the program, as nobody, can neither signal them
+nor write any ``cgroup.procs``, and when the init ends the kernel kills the rest
+of its namespace. The exit status of the harness is passed up (128 + signal).
+
 Any failure exits with status 125 and a message on stderr.
 """
 
