@@ -923,13 +923,17 @@ def _communicate(proc: subprocess.Popen, opts: SandboxOptions, cg: RunCgroup | N
         if stop is not None and stop.is_set():
             stopped = True
             break
-        if exited_at is None and proc.poll() is not None:
-            exited_at = now
-        elif exited_at is not None and (now - exited_at > 0.2 or not sel.get_map()):
-            break  # the main process ended; descendants holding the pipes do not keep us
-        wait = min(left, 0.05 if exited_at or stop is not None else 0.5)
-        if not sel.get_map():
-            time.sleep(min(wait, 0.02))
+        if proc.poll() is not None:
+            exited_at = exited_at or now
+            if not sel.get_map() or now - exited_at > 0.2:
+                break  # the main process ended; descendants holding the pipes do not keep us
+        # A run that may be stopped looks at its flag every 10 ms.
+        wait = min(left, 0.01 if stop is not None else 0.05 if exited_at else 0.5)
+        if not sel.get_map():  # both pipes closed, the process not yet reaped
+            try:
+                proc.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                pass
             continue
         for key, _ in sel.select(timeout=wait):
             chunk = os.read(key.fd, 65536)
