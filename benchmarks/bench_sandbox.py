@@ -15,9 +15,12 @@ assert) ``--runs`` times, one after another, in this process:
   and its assert in a temporary directory, with a timeout -- how a grading
   script without a sandbox runs tests.
 
-Prints the median and the ratio to the peer. The boundary's cost is a fixed
-start-up per run (the launcher's interpreter, namespaces and mounts, the
-cgroup), independent of the program's own work.
+Prints the median wall time and its ratio to the peer, and the CPU time per run
+of every process involved (this one and all its reaped descendants: the
+launcher, bubblewrap, the harness, the checker), which a loaded machine changes
+much less than the wall time. The boundary's cost is a fixed start-up per run
+(the launcher's interpreter, namespaces and mounts, the cgroup), independent of
+the program's own work.
 
 Run:  python benchmarks/bench_sandbox.py [--runs 30]
 """
@@ -53,14 +56,24 @@ def _peer() -> None:
         assert r.returncode == 0
 
 
-def _time(fn, runs: int) -> float:
+def _cpu() -> float:
+    import resource
+
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
+
+
+def _time(fn, runs: int) -> tuple[float, float]:
+    """(median wall seconds, mean CPU seconds of all processes) per run."""
     fn()  # warm: caches, the probe of bubblewrap and cgroups
     ts = []
+    c0 = _cpu()
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return statistics.median(ts), (_cpu() - c0) / runs
 
 
 def main() -> None:
@@ -84,8 +97,10 @@ def main() -> None:
         for label, spec in specs:
             rows.append((f"ours: {mode}{label}",
                          _time(lambda: _check(grade_code(PROGRAM, spec, o)), args.runs)))
-    for name, t in rows:
-        print(f"{name:48s} median {t * 1000:7.1f} ms per run   ratio to peer {t / peer:5.2f}")
+    print(f"load average {open('/proc/loadavg').read().split()[:3]}")
+    for name, (t, cpu) in rows:
+        print(f"{name:48s} median {t * 1000:7.1f} ms per run   ratio to peer {t / peer[0]:5.2f}"
+              f"   CPU {cpu * 1000:6.1f} ms per run   ratio {cpu / peer[1]:5.2f}")
 
 
 def _check(res: dict) -> None:

@@ -966,6 +966,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             break
+        # Reap the launcher once it is dead: a group of zombies still takes signals, and
+        # would keep this loop going for its full half second.
+        proc.poll()
         time.sleep(0.01)
     try:
         proc.wait(timeout=5)
