@@ -296,6 +296,8 @@ def grade_code(completion: str, spec: dict | str, opts: SandboxOptions | None = 
     opts = opts or SandboxOptions()
     if isinstance(spec, str):
         spec = assert_spec(spec)
+    elif spec["kind"] == "assert" and "check" not in spec:  # {"kind", "code"} by hand
+        spec = assert_spec(spec["code"])
     program = extract_code(completion or "")
     if spec["kind"] == "stdio":
         mode = "outside"
