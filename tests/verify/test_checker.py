@@ -194,6 +194,8 @@ TESTS = [
     "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]",
     # objects of the program: handles passed back, attributes and methods asked for
     "n = link(Node(1), Node(2))\nassert n.total() == 3 and n.v == 1 and n.next.v == 2",
+    # a structure built by the tests from the program's class (MBPP's tree tasks)
+    "root = Node(1)\nroot.next = Node(2)\nroot.next.next = Node(3)\nassert root.total() == 6",
     # plain values keep their types; nan is not equal to itself
     "assert same((1, [2.5, 'x'], {3: b'y'})) == (1, [2.5, 'x'], {3: b'y'})",
     "assert type(same((1,))) is tuple and type(same(True)) is bool and same(1.0) == 1",

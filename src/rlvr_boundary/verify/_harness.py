@@ -8,7 +8,7 @@ status of 0 alone is never a pass. The modes:
 ``serve`` (the program's side of a check made outside it)
     Run the program, say whether it loaded, then answer requests on a pipe (FD
     REQ, FD RESP): call a function of the program with the arguments sent, or read
-    an attribute, and send back the result as plain data (below). No test, no
+    or set an attribute, and send back the result as plain data (below). No test, no
     expected value and no verdict exist in this process: the token only says
     that the program loaded and answered until the checker hung up.
 ``check`` (the checker, in a second sandbox that never runs the program)
@@ -39,7 +39,7 @@ frozenset, dict, range, Fraction and Decimal (tagged objects such as
 their ``item()``). The decoder builds only those types, so no object with a
 custom ``__eq__`` reaches the checker. Any other object stays in the program's
 process and the checker gets an opaque handle to it: it can be passed back to
-the program, called, or asked for an attribute, and it equals only itself.
+the program, called, or asked for or given an attribute, and it equals only itself.
 
 A Python audit hook refuses writes outside the work directory, sockets, signals
 outside the program and, unless processes are allowed, starting processes. It is
@@ -137,8 +137,8 @@ class ProgramError(Exception):
 class Remote:
     """The checker's stand-in for a name or an object of the program.
 
-    Calling it or reading an attribute asks the program; anything else treats it
-    as an opaque object (it equals only itself).
+    Calling it, reading or setting an attribute asks the program; anything else
+    treats it as an opaque object (it equals only itself).
     """
 
     __slots__ = ("_kind", "_key", "_label", "_chan")
@@ -158,7 +158,7 @@ class Remote:
         return self._chan.getattr(self, name)
 
     def __setattr__(self, name, value):
-        raise Unsplittable(f"setting attribute {name!r} of {self._label}")
+        self._chan.setattr(self, name, value)
 
     def __repr__(self):
         return f"<{self._label} of the program>"
@@ -372,6 +372,9 @@ def _serve(namespace, chan, solution):
                         if e != msg["a"][i]:
                             mut.append([i, e])
                 out = {"ok": encode(value, objs), "mut": mut}
+            elif msg["op"] == "setattr":
+                setattr(target, msg["n"], decode(msg["v"], resolve))
+                out = {"ok": None, "mut": []}
             else:
                 out = {"ok": encode(getattr(target, msg["n"]), objs), "mut": []}
         except BaseException as exc:  # noqa: BLE001 - the checker decides what it means
@@ -444,6 +447,15 @@ class _Client:
 
     def getattr(self, remote, name):
         return self._ask({"op": "getattr", "f": self._target(remote), "n": name})[0]
+
+    def setattr(self, remote, name, value):
+        try:
+            msg = {"op": "setattr", "f": self._target(remote), "n": str(name),
+                   "v": encode(value)}
+        except Unsplittable as exc:
+            self.unsplittable = str(exc)
+            raise
+        self._ask(msg)
 
 
 def _exception(raised):
