@@ -3,17 +3,24 @@
 Each configuration runs the same tiny graded program (``def add`` and one
 assert) ``--runs`` times, one after another, in this process:
 
-- ours: :func:`rlvr_boundary.verify.code.grade_code` with bubblewrap and the
-  run's cgroup (what ``verify --task code`` does);
-- ours, unsafe: the same without bubblewrap (``--unsafe-no-isolation``): the
-  launcher, cgroup, rlimits and harness only;
+- ours, checked outside: :func:`rlvr_boundary.verify.code.grade_code` with
+  bubblewrap and the run's cgroup, as ``verify --task code`` grades this record:
+  the program in one sandbox, the tests in a second one that calls it over a pipe
+  of plain data (two sandboxes started side by side);
+- ours, in-process: the same record forced to run its tests in the program's
+  interpreter (one sandbox: what every assert record cost before the split);
+- ours, unsafe: both without bubblewrap (``--unsafe-no-isolation``; as root the
+  program runs as nobody below an init in its own PID namespace);
 - peer, in the same run: ``subprocess.run([python, "-I", file])`` on the program
   and its assert in a temporary directory, with a timeout -- how a grading
   script without a sandbox runs tests.
 
-Prints the median and the ratio to the peer. The boundary's cost is a fixed
-start-up per run (the launcher's interpreter, namespaces and mounts, the
-cgroup), independent of the program's own work.
+Prints the median wall time and its ratio to the peer, and the CPU time per run
+of every process involved (this one and all its reaped descendants: the
+launcher, bubblewrap, the harness, the checker), which a loaded machine changes
+much less than the wall time. The boundary's cost is a fixed start-up per run
+(the launcher's interpreter, namespaces and mounts, the cgroup), independent of
+the program's own work.
 
 Run:  python benchmarks/bench_sandbox.py [--runs 30]
 """
@@ -32,6 +39,11 @@ from pathlib import Path
 from rlvr_boundary.verify.code import grade_code
 from rlvr_boundary.verify.sandbox import SandboxOptions, isolation_status
 
+try:  # the split exists from this release on; older trees grade in-process only
+    from rlvr_boundary.verify.code import assert_spec
+except ImportError:
+    assert_spec = None
+
 PROGRAM = "def add(a, b):\n    return a + b\n"
 TESTS = "assert add(2, 3) == 5\n"
 
@@ -44,14 +56,24 @@ def _peer() -> None:
         assert r.returncode == 0
 
 
-def _time(fn, runs: int) -> float:
+def _cpu() -> float:
+    import resource
+
+    return sum(getattr(resource.getrusage(who), f) for who in
+               (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
+
+
+def _time(fn, runs: int) -> tuple[float, float]:
+    """(median wall seconds, mean CPU seconds of all processes) per run."""
     fn()  # warm: caches, the probe of bubblewrap and cgroups
     ts = []
+    c0 = _cpu()
     for _ in range(runs):
         t0 = time.perf_counter()
         fn()
         ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    return statistics.median(ts), (_cpu() - c0) / runs
 
 
 def main() -> None:
@@ -64,13 +86,21 @@ def main() -> None:
           f"isolation: {isolation_status(safe)}")
     peer = _time(_peer, args.runs)
     rows = [("peer: plain subprocess", peer)]
-    if isolation_status(safe)["usable"]:
-        rows.append(("ours: bubblewrap + cgroup",
-                     _time(lambda: _check(grade_code(PROGRAM, TESTS, safe)), args.runs)))
-    rows.append(("ours: unsafe (no bubblewrap)",
-                 _time(lambda: _check(grade_code(PROGRAM, TESTS, unsafe)), args.runs)))
-    for name, t in rows:
-        print(f"{name:32s} median {t * 1000:7.1f} ms per run   ratio to peer {t / peer:5.2f}")
+    specs = [("", TESTS)]
+    if assert_spec is not None:
+        split = assert_spec(TESTS)
+        specs = [(", checked outside", split),
+                 (", in-process", {**split, "check": "in-process"})]
+    for mode, o in (("bubblewrap + cgroup", safe), ("unsafe (no bubblewrap)", unsafe)):
+        if not isolation_status(o)["usable"]:
+            continue
+        for label, spec in specs:
+            rows.append((f"ours: {mode}{label}",
+                         _time(lambda: _check(grade_code(PROGRAM, spec, o)), args.runs)))
+    print(f"load average {open('/proc/loadavg').read().split()[:3]}")
+    for name, (t, cpu) in rows:
+        print(f"{name:48s} median {t * 1000:7.1f} ms per run   ratio to peer {t / peer[0]:5.2f}"
+              f"   CPU {cpu * 1000:6.1f} ms per run   ratio {cpu / peer[1]:5.2f}")
 
 
 def _check(res: dict) -> None:

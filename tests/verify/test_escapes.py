@@ -261,6 +261,40 @@ def test_leaving_the_process_group_is_killed_also_without_bubblewrap_when_unsafe
     assert res.isolation == "none" and "detached" in res.stdout
 
 
+# Move the program out of its run's cgroup (into the grader's, its parent), then leave a
+# detached sleeper: as root without bubblewrap this used to outlive the deadline.
+LEAVE_CGROUP = """import os, time
+wrote = []
+for line in open('/proc/self/cgroup').read().splitlines():
+    _, ctrls, path = line.split(':', 2)
+    for c in ctrls.split(','):
+        if c in ('pids', 'memory'):
+            parent = os.path.dirname(path.rstrip('/')) or '/'
+            target = ('/sys/fs/cgroup/' + c + parent + '/cgroup.procs').replace('//', '/')
+            fd = libc.open(target.encode(), os.O_WRONLY)  # below the audit hook
+            if fd >= 0 and libc.write(fd, b'0', 1) == 1:
+                wrote.append(target)
+if fork() == 0:
+    setsid()
+    mark({marker!r})
+    time.sleep(300)
+print('wrote', wrote, os.getuid(), flush=True)
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("mode", ["bwrap", "unsafe"])
+def test_the_program_cannot_leave_its_cgroup(aftermath, mode):
+    """Also in the unsafe mode as root: the program is nobody, below a root init in a PID
+    namespace (the aftermath fixture checks that the sleeper died at the deadline)."""
+    marker, _ = aftermath
+    if mode == "unsafe" and (cgroup_home() is None or os.geteuid() != 0):
+        pytest.skip("the unsafe mode holds its cgroup only as root (and with a cgroup)")
+    res = attack(CFORK + LEAVE_CGROUP.format(marker=marker), mode)
+    assert res.status == "timeout", res
+    assert res.stdout.startswith("wrote [] 65534"), res.stdout
+
+
 @pytest.mark.parametrize("mode", MODES + ["unsafe"])
 def test_memory_is_capped_summed_over_processes(aftermath, mode):
     marker, _ = aftermath
@@ -269,7 +303,7 @@ def test_memory_is_capped_summed_over_processes(aftermath, mode):
     # Four children of 150 MB each (pages touched) under a 300 MB run: at most one can
     # hold its memory at a time; the others are killed by the cgroup's OOM killer.
     prog = (CFORK + MEMORY_HOGS.format(marker=marker))
-    res = attack(prog, mode, memory_mb=300)
+    res = attack(prog, mode, memory_mb=300, timeout=10.0)
     if res is None:
         return
     assert res.status == "memory", res
@@ -277,10 +311,13 @@ def test_memory_is_capped_summed_over_processes(aftermath, mode):
     assert alive in ([], [0], [1]), res.stdout  # [] when the OOM killer chose the parent
 
 
-# Children report on a pipe once their 150 MB are touched; the parent then counts
-# those still alive: the memory held at the same time is 150 MB times that count.
+# Children report on a pipe once their 150 MB are touched; the parent waits until
+# every child has reported or died (at most 6 s, so a loaded machine does not end the
+# run before the allocations do), then counts those still alive: the memory held at
+# the same time is 150 MB times that count.
 MEMORY_HOGS = """import os, time
 r, w = os.pipe()
+os.set_blocking(r, False)
 kids = []
 for i in range(4):
     pid = fork()
@@ -293,13 +330,16 @@ for i in range(4):
         time.sleep(60)
         os._exit(0)
     kids.append(pid)
-time.sleep(3)
-os.set_blocking(r, False)
-try:
-    done = {{int(x) for x in os.read(r, 4096).split()}}
-except BlockingIOError:
-    done = set()
-alive = [k for k in kids if os.waitpid(k, os.WNOHANG)[0] == 0]
+done, dead = set(), set()
+t0 = time.monotonic()
+while len(done | dead) < len(kids) and time.monotonic() - t0 < 6:
+    time.sleep(0.1)
+    try:
+        done |= {{int(x) for x in os.read(r, 4096).split()}}
+    except BlockingIOError:
+        pass
+    dead |= {{k for k in kids if k not in dead and os.waitpid(k, os.WNOHANG)[0] != 0}}
+alive = [k for k in kids if k not in dead and os.waitpid(k, os.WNOHANG)[0] == 0]
 print('allocated', len(done), flush=True)
 print('alive', len(done & set(alive)), flush=True)
 """
@@ -354,20 +394,28 @@ def _verify_cmd(tmp_path: Path, completion: str, env_path: str | None = None) ->
 
 
 @needs_boundary
-def test_nothing_outlives_a_killed_verify(tmp_path):
+@pytest.mark.parametrize("mode", ["bwrap", "unsafe"])
+def test_nothing_outlives_a_killed_verify(tmp_path, mode):
+    if mode == "unsafe" and os.geteuid() != 0:
+        pytest.skip("without bubblewrap only root gets a PID namespace for the program")
     marker = "rx" + secrets.token_hex(4)
     prog = (CFORK + "import time\nfor _ in range(3):\n    if fork() == 0:\n        setsid()\n"
             f"        mark({marker!r})\n        time.sleep(300)\n"
             f"mark({marker!r})\ntime.sleep(300)\n")
-    cmd, env = _verify_cmd(tmp_path, prog)
+    nobin = tmp_path / "nobin"
+    nobin.mkdir()
+    cmd, env = _verify_cmd(tmp_path, prog, env_path=str(nobin) if mode == "unsafe" else None)
+    if mode == "unsafe":
+        cmd.append("--unsafe-no-isolation")
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
         while len(_procs_named(marker)) < 4 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(_procs_named(marker)) == 4, "the attack did not start"
+        # Two runs: the program's and the checker's (the tests are checked outside it).
         runs = sorted(sandbox_root().glob(f"run-{proc.pid}-*"))
-        assert len(runs) == 1
+        assert len(runs) == 2
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
@@ -380,10 +428,11 @@ def test_nothing_outlives_a_killed_verify(tmp_path):
     assert not _procs_named(marker), "sandboxed processes survived the killed verify"
     # The killed run's directory and cgroup are stale; the next start removes them.
     home = cgroup_home()
-    rid = runs[0].name[4:]
     clean_stale()  # what the next start does (a parallel test process may do it first)
-    assert not runs[0].exists()
-    assert not [d for b in home.bases.values() for d in b.glob(f"{CGROUP_PREFIX}{rid}")]
+    for run in runs:
+        assert not run.exists()
+        rid = run.name[4:]
+        assert not [d for b in home.bases.values() for d in b.glob(f"{CGROUP_PREFIX}{rid}")]
 
 
 def _pool_owner(q) -> None:
@@ -440,6 +489,8 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
     assert r.returncode == 2, r.stderr
     err = " ".join(r.stderr.split())
     assert "bubblewrap" in err and "--unsafe-no-isolation" in err and "Traceback" not in err
+    # The refusal says what the unsafe mode does not hold.
+    assert "open network connections" in err and "write where anyone may write" in err
     assert not (tmp_path / "out").exists()
     if cgroup_home() is None:
         return
@@ -460,7 +511,7 @@ import json, os, sys
 from rlvr_boundary.verify.code import grade_code
 from rlvr_boundary.verify.sandbox import (SandboxOptions, SandboxUnavailable, isolation_status,
                                           run_python)
-o = SandboxOptions(timeout=4.0, memory_mb=300, max_processes=12)
+o = SandboxOptions(timeout=10.0, memory_mb=300, max_processes=12)
 out = {"status": isolation_status(o), "uid": os.geteuid()}
 if sys.argv[1] == "refuse":
     try:
@@ -530,6 +581,7 @@ def test_as_a_normal_user_without_a_cgroup_grading_refuses(tmp_path):
     out = _run_as_nobody(tmp_path, ["refuse"], [])
     assert out["uid"] == 65534 and out["status"]["isolation"] == "bwrap"
     assert out["refused"] and "cgroup" in out["refused"] and "Delegate=yes" in out["refused"]
+    assert "leave its cgroup" in out["refused"]  # what the unsafe mode does not hold there
     assert out["unsafe"] == ["ok", "5", "bwrap", None]
 
 

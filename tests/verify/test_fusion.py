@@ -86,6 +86,7 @@ def test_assert_tests_pass_and_fail_by_the_harness_token(server):
     bad = grade_code("def add(a, b):\n    return a - b", "assert add(2, 3) == 5", o)
     assert not bad["correct"] and "AssertionError" in bad["detail"]
     assert bad["isolation"] == "sandbox-fusion"
+    assert bad["check_mode"] == "in-process"  # one program per request: no second sandbox
     req = REQUESTS[-1]
     assert req["language"] == "python" and req["run_timeout"] == 10
     assert set(req["files"]) == {"program.py", "tests.py", "options.txt", "token"}
@@ -142,3 +143,29 @@ def test_verify_cli_records_the_remote_isolation(server, tmp_path, capsys):
     assert main(["verify", str(src), "--task", "code", "--gold", str(gold), "--out",
                  str(tmp_path / "x"), "--sandbox-fusion-url", "ftp://nope"]) == 2
     assert "must start with http" in capsys.readouterr().err
+
+
+def test_call_based_records_are_graded_in_process_remotely(server):
+    import json as _json
+
+    from rlvr_boundary.verify.code import code_spec
+
+    spec = code_spec({"input_output": _json.dumps({"fn_name": "add", "inputs": [[1, 2], [5, 7]],
+                                                   "outputs": [[3], [12]]})})
+    o = SandboxOptions(timeout=10, fusion_url=server)
+    good = grade_code("def add(a, b):\n    return a + b\n", spec, o)
+    assert good["correct"] and good["check_mode"] == "in-process", good
+    assert not grade_code("class Solution:\n    def add(self, a, b):\n        return a - b\n",
+                          spec, o)["correct"]
+    assert grade_code("class Solution:\n    def add(self, a, b):\n        return a + b\n",
+                      spec, o)["correct"]
+
+
+def test_stdio_output_over_64_kb_remotely(server):
+    from rlvr_boundary.verify.code import code_spec
+
+    want = "".join(f"{i}\n" for i in range(1, 20001))
+    spec = code_spec({"test_cases": [{"input": "20000\n", "output": want}]})
+    o = SandboxOptions(timeout=10, fusion_url=server)
+    r = grade_code("n = int(input())\nprint('\\n'.join(map(str, range(1, n + 1))))\n", spec, o)
+    assert r["correct"] and r["check_mode"] == "outside", r

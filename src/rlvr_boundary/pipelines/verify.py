@@ -396,8 +396,13 @@ def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -
     verdicts: dict = {b: [] for b in backends}
     types, examples = [], []
     extra = ["prompt_id", "answer", "model", "sample_idx"] if backends else []
+    if opts.task == "code":
+        extra.append("check_mode")
+    modes: Counter = Counter()
     for t in iter_rollout_batches(shard_dir, ["verify_status", "correct", *cols, *extra]):
         statuses.update(t.column("verify_status").to_pylist())
+        if opts.task == "code":
+            modes.update(m or "none" for m in t.column("check_mode").to_pylist())
         n_correct += sum(t.column("correct").to_pylist())
         for b, c in zip(backends, cols):
             verdicts[b].extend(bool(x) for x in t.column(c).to_pylist())
@@ -412,6 +417,8 @@ def _summary(shard_dir: Path, opts: VerifyOptions, verifier: dict, gold: dict) -
                "verifier": verifier["name"]}
     if opts.task == "math":
         summary["known_limits"] = verifier["known_limits"]
+    else:  # records graded in the program's own interpreter can be forged by it
+        summary["check_modes"] = dict(modes)
     if backends:
         from rlvr_boundary.analysis.scorers import disagreement_by_type
 
@@ -530,6 +537,8 @@ def _with_results(batch, results: list[dict], texts: list, prompts,
         "correct": pa.array([r["correct"] for r in results], pa.bool_()),
         "verify_status": pa.array([r["verify_status"] for r in results], pa.string()),
     }
+    if opts.task == "code":  # where each verdict was made: "outside" or "in-process"
+        new["check_mode"] = pa.array([r.get("check_mode") for r in results], pa.string())
     if opts.task == "math":
         new["answer"] = pa.array([r["answer"] for r in results], pa.string())
         if opts.math.also:  # every backend's verdict, the primary one included

@@ -33,7 +33,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from rlvr_boundary.verify.sandbox import RunResult, SandboxOptions, public_url
+from rlvr_boundary.verify.runtypes import RunResult, SandboxOptions, public_url
 
 _HARNESS = Path(__file__).resolve().parent / "_harness.py"
 
@@ -55,12 +55,15 @@ def request_body(program: str, opts: SandboxOptions, stdin: str, tests: str | No
         files["tests.py"] = _b64(tests.encode("utf-8", errors="replace"))
     return {"code": code, "language": "python", "compile_timeout": 10,
             "run_timeout": opts.timeout, "memory_limit_MB": opts.memory_mb,
-            "stdin": stdin[: opts.max_input], "files": files, "fetch_files": []}
+            "stdin": stdin, "files": files, "fetch_files": []}
 
 
 def run_fusion(program: str, opts: SandboxOptions, *, stdin: str = "",
-               tests: str | None = None) -> RunResult:
+               tests: str | None = None, stdout_limit: int | None = None) -> RunResult:
     """Run ``program`` (and ``tests``) on the SandboxFusion server at ``opts.fusion_url``.
+
+    ``stdout_limit``: as in :func:`rlvr_boundary.verify.sandbox.run_python` (the
+    server's own output limits, which we cannot see, apply first).
 
     Returns
     -------
@@ -81,7 +84,11 @@ def run_fusion(program: str, opts: SandboxOptions, *, stdin: str = "",
     t0 = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=opts.timeout + 60) as resp:
-            doc = json.loads(resp.read(16 << 20))
+            cap = max(16 << 20, 8 * (stdout_limit or 0))  # JSON escapes may grow the text
+            body = resp.read(cap + 1)
+            if len(body) > cap:
+                raise ValueError(f"an answer larger than {cap >> 20} MB")
+            doc = json.loads(body)
         run = doc.get("run_result") or {}
         if not isinstance(run, dict) or doc.get("status") == "SandboxError" or not run:
             raise ValueError(f"no run result (status {doc.get('status')!r})")
@@ -95,7 +102,9 @@ def run_fusion(program: str, opts: SandboxOptions, *, stdin: str = "",
     completed = secrets.compare_digest(lines[-1].encode(), token.encode())
     if completed:
         err = "\n".join(lines[:-1])
-    out, err = out[: opts.max_output], err[: opts.max_output]
+    keep = opts.max_output if stdout_limit is None else stdout_limit
+    cut = stdout_limit is not None and len(out.encode("utf-8", "replace")) > stdout_limit
+    out, err = out[:keep], err[: opts.max_output]
     if run.get("status") == "TimeLimitExceeded":
         status = "timeout"
     elif "MemoryError" in err:
@@ -107,4 +116,5 @@ def run_fusion(program: str, opts: SandboxOptions, *, stdin: str = "",
         if rc == 0:
             err += ("\n[the program ended with status 0 before the harness reported the end of "
                     "the tests: not a pass]")
-    return RunResult(status, rc, out, err, seconds, "sandbox-fusion", None, completed)
+    return RunResult(status, rc, out, err, seconds, "sandbox-fusion", None, completed,
+                     output_cut=cut)

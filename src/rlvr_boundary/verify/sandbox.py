@@ -31,21 +31,31 @@ process (which the program can undo). Every run gets:
   ``verify`` is killed the program goes with it; the work directory and cgroup
   of a killed run are removed by the next run (a run directory is in use
   exactly while its lock file is locked by the grader that made it);
+- **no host socket**: a seccomp filter (:func:`rlvr_boundary.verify._launch.socket_filter`)
+  refuses Unix sockets, datagram socket pairs and io_uring, so a socket file in
+  a bound directory cannot be reached;
 - rlimits as a second layer (CPU seconds, address space per process, file size,
   open files, no core dumps), a clean environment (nothing of the parent's),
-  ``python -I``, stdout/stderr cut at ``max_output`` and stdin fed without
-  blocking (a program that never reads it cannot stall the grader);
-- **a pass is reported by the harness**, not inferred from the exit status:
+  ``python -I``, stderr cut at ``max_output``; stdin is a file of the grader's
+  (any size, opened and unlinked before the launch), and a stdio run's stdout
+  too (kept up to ``stdout_limit``);
+- **a pass is reported by a harness**, not inferred from the exit status:
   the grader hands a per-run random token to the harness
   (:mod:`rlvr_boundary.verify._harness`), which writes it back on a separate
-  pipe only after the last test statement returned. A program that calls
-  ``os._exit(0)`` or ``sys.exit(0)`` before its tests fail is graded failed.
+  pipe only when its work ended normally. With :func:`run_split` the tests run
+  in a second sandbox, the checker, that calls the program's functions over a
+  pipe of plain data: the verdict is the checker's token, out of the program's
+  reach. With :func:`run_python` and tests, program and tests share one
+  interpreter (in-process: hardened, not proof against a program written
+  against the harness).
 
 Where bubblewrap or a usable cgroup is missing, :func:`run_python` refuses
-(:class:`SandboxUnavailable`, saying what to install or how to run) unless the
-caller asks for ``unsafe_no_isolation``: then the program runs with rlimits,
-the cgroup when there is one, the harness token and the audit hook only, and
-every result says ``isolation = "none"``.
+(:class:`SandboxUnavailable`, saying what to install, how to run, and what the
+unsafe mode would not hold) unless the caller asks for ``unsafe_no_isolation``:
+then, as root, the program runs as nobody below a root init in its own PID
+namespace (it cannot leave its cgroup and dies with the grader), with the host's
+file system and network; as a normal user it runs as that user. Every result
+says ``isolation = "none"``.
 
 Nothing here imports or ``exec``'s model output in our process.
 """
@@ -66,10 +76,14 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rlvr_boundary.errors import InputError
+from rlvr_boundary.verify.runtypes import (  # noqa: F401 - re-exported
+    RunResult,
+    SandboxOptions,
+    SandboxUnavailable,
+    public_url,
+)
 
 NOBODY = 65534
 SANDBOX_SRC = "/sandbox/src"
@@ -78,79 +92,6 @@ CGROUP_PREFIX = "rlvr-sbx-"
 _RUN_ID = re.compile(r"^[0-9]+-[0-9a-f]{12}$")  # "<grader pid>-<random>", see _run
 _HERE = Path(__file__).resolve().parent
 _SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
-
-
-class SandboxUnavailable(InputError):
-    """No isolation that holds is available here (the message says what to install)."""
-
-
-@dataclass
-class SandboxOptions:
-    """Limits of one sandboxed run."""
-
-    timeout: float = 10.0
-    """Wall-clock seconds before the whole run (its cgroup) is killed."""
-    cpu_seconds: int = 10
-    """RLIMIT_CPU per process (the kernel sends SIGXCPU then SIGKILL)."""
-    memory_mb: int = 1024
-    """Memory of the whole run (cgroup, all processes together, no swap) and
-    address space of each process (RLIMIT_AS)."""
-    max_file_mb: int = 16
-    """RLIMIT_FSIZE: largest file the code may write."""
-    work_mb: int = 64
-    """Size of the work directory: with bubblewrap a tmpfs of this size (its pages
-    count against the run's memory too), so a program cannot fill the host's disk."""
-    max_processes: int = 32
-    """Processes and threads of the whole run (cgroup ``pids.max``)."""
-    max_output: int = 64 * 1024
-    """Bytes of stdout and of stderr kept."""
-    max_input: int = 1 << 22
-    """Bytes of stdin fed to the program at most."""
-    allow_processes: bool = False
-    """Let the program start processes (fork, subprocess). Off by default: the
-    audit hook refuses them with a clear message. The cgroup caps them either way."""
-    unsafe_no_isolation: bool = False
-    """Run without bubblewrap when it is missing (rlimits, cgroup if any, audit
-    hook, harness token). Generated code can then read and write what this user can."""
-    bwrap: str | None = None
-    """Path of bubblewrap; None: ``bwrap`` on PATH; "": do not use it."""
-    fusion_url: str | None = None
-    """Base URL of a SandboxFusion server to run the code on instead (its
-    isolation then applies; see :mod:`rlvr_boundary.verify.fusion`)."""
-
-    def __post_init__(self) -> None:
-        if self.fusion_url is not None and not str(self.fusion_url).startswith(
-                ("http://", "https://")):
-            raise InputError(f"the SandboxFusion URL must start with http:// or https://, got "
-                             f"{self.fusion_url!r}", field="sandbox_fusion_url")
-        if not self.timeout > 0:
-            raise InputError(f"sandbox timeout must be > 0, got {self.timeout}", field="timeout")
-        for name in ("cpu_seconds", "memory_mb", "max_file_mb", "work_mb", "max_output",
-                     "max_input"):
-            if int(getattr(self, name)) < 1:
-                raise InputError(f"sandbox {name} must be >= 1", field=name)
-        if not 2 <= self.max_processes <= 4096:
-            raise InputError("sandbox max_processes must be in [2, 4096]", field="max_processes")
-
-
-@dataclass
-class RunResult:
-    """Outcome of one sandboxed run."""
-
-    status: str
-    """'ok' (the harness reported the end of the tests and the exit status is 0),
-    'failed', 'timeout', 'memory', or 'error' (the sandbox could not start)."""
-    returncode: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-    isolation: str
-    """'bwrap', 'none' (explicitly unsafe) or 'sandbox-fusion' (a remote server)."""
-    cgroup: str | None = None
-    """'v2', 'v1' or None: the cgroup that limited and killed the run."""
-    completed: bool = False
-    """True when the harness wrote the run's token after the last test."""
-    run_id: str = ""
 
 
 # ----------------------------------------------------------------------------- cgroups
@@ -399,31 +340,36 @@ def isolation_status(opts: SandboxOptions | None = None) -> dict:
                        "delegated cgroup: systemd-run --user --scope -p Delegate=yes "
                        "rlvr-boundary verify ...)")
     usable = not missing or opts.unsafe_no_isolation
-    uid = NOBODY if works and os.geteuid() == 0 else os.geteuid()
+    uid = NOBODY if os.geteuid() == 0 else os.geteuid()
     return {"isolation": "bwrap" if works else "none", "cgroup": home.version if home else None,
             "uid": uid, "usable": usable, "missing": missing,
             "unsafe_no_isolation": bool(missing) and opts.unsafe_no_isolation}
-
-
-def public_url(url: str | None) -> str | None:
-    """``url`` without a ``user:password@`` part (what manifests may record)."""
-    if not url:
-        return url
-    from urllib.parse import urlsplit
-
-    u = urlsplit(url)
-    host = (u.hostname or "") + (f":{u.port}" if u.port else "")
-    return u._replace(netloc=host).geturl()
 
 
 def _bwrap_works(bwrap: str) -> bool:
     """Start one real sandbox (the full launch chain) running ``pass``."""
     opts = SandboxOptions(timeout=20, bwrap=bwrap)
     try:
-        res = _run(b"pass\n", None, opts, b"", use_bwrap=True, home=None)
+        res = _run({"program.py": b"pass\n"}, "stdio", opts, use_bwrap=True, home=None)
     except OSError:
         return False
     return res.status == "ok"
+
+
+def unsafe_caveat() -> str:
+    """What ``--unsafe-no-isolation`` does not hold here (the refusal says it; see
+    docs/reliability.md)."""
+    if os.geteuid() != 0:
+        return ("it can then read and write whatever this user can, open network "
+                "connections, and leave its cgroup (a delegated cgroup is this user's), so "
+                "the deadline, the process and memory limits and the cleanup after a killed "
+                "verify hold only for programs that do not try.")
+    held = ("its cgroup, deadline and process and memory limits still hold" if
+            cgroup_home() is not None else "without a cgroup here only per-process limits "
+            "hold (CPU seconds, address space, and a process count for nobody)")
+    return ("the program then runs as nobody, in its own PID namespace, on this machine's file "
+            "system and network: it can read what any user may read, write where anyone may "
+            f"write (/tmp, /dev/shm) and open network connections; {held}.")
 
 
 def require_isolation(opts: SandboxOptions) -> dict:
@@ -434,7 +380,7 @@ def require_isolation(opts: SandboxOptions) -> dict:
             "code grading needs a sandbox that holds and this machine lacks "
             + " and ".join(st["missing"])
             + ". Install what is missing, or pass --unsafe-no-isolation to run generated code "
-              "without a boundary (it can then read and write whatever this user can).")
+              "without the boundary: " + unsafe_caveat())
     return st
 
 
@@ -561,7 +507,7 @@ def _clean_once() -> None:
 
 
 def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str = "",
-               tests: str | None = None) -> RunResult:
+               tests: str | None = None, stdout_limit: int | None = None) -> RunResult:
     """Run a Python program (and its tests) in the sandbox and report how it ended.
 
     Parameters
@@ -571,11 +517,17 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
     opts
         Limits; see :class:`SandboxOptions`.
     stdin
-        Text fed to the program's standard input.
+        Text on the program's standard input (a file of the grader's, any size).
     tests
-        Test statements run after the program in the same namespace; the run
-        passes only when the harness reports that the last one returned. None:
-        the program alone (its output is judged by the caller).
+        Test statements run after the program in the same interpreter (in-process:
+        see :func:`run_split` for the form checked outside the program); the run
+        passes only when the harness reports that the last one returned. None: the
+        program alone (its output is judged by the caller).
+    stdout_limit
+        With ``tests=None``: the program's stdout goes to a file of the grader's and
+        at most this many bytes are kept (``RunResult.output_cut`` says when more
+        was written; the file-size limit of the run is raised to it). None: stdout
+        is a pipe cut at ``opts.max_output``.
 
     Raises
     ------
@@ -587,39 +539,154 @@ def run_python(program: str, opts: SandboxOptions | None = None, *, stdin: str =
     if opts.fusion_url:
         from rlvr_boundary.verify.fusion import run_fusion
 
-        return run_fusion(program, opts, stdin=stdin, tests=tests)
+        return run_fusion(program, opts, stdin=stdin, tests=tests,
+                          stdout_limit=stdout_limit if tests is None else None)
     st = require_isolation(opts)
     _clean_once()
-    home = cgroup_home()
-    data = program.encode("utf-8", errors="replace")
-    test_bytes = None if tests is None else tests.encode("utf-8", errors="replace")
-    return _run(data, test_bytes, opts, stdin.encode("utf-8", errors="replace"),
-                use_bwrap=st["isolation"] == "bwrap", home=home)
+    files = {"program.py": program.encode("utf-8", errors="replace")}
+    return _run(files, "assert" if tests is not None else "stdio", opts,
+                use_bwrap=st["isolation"] == "bwrap", home=cgroup_home(),
+                stdin_data=stdin.encode("utf-8", errors="replace"),
+                fd_data=None if tests is None else tests.encode("utf-8", errors="replace"),
+                stdout_limit=stdout_limit if tests is None else None)
 
 
-def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes, *,
-         use_bwrap: bool, home: CgroupHome | None) -> RunResult:
+def run_split(program: str, opts: SandboxOptions | None = None, *, tests: str | None = None,
+              names: list[str] = (), modules: list[str] = (), apps: dict | None = None,
+              timeout: float | None = None) -> tuple[RunResult, RunResult]:
+    """Check a program from outside its process: two sandboxes joined by a pipe of data.
+
+    The program runs in one sandbox (harness mode ``serve``): it loads, then
+    answers requests to call its functions with plain-data arguments, sending
+    back plain-data results. The tests run in a second sandbox (mode ``check``)
+    with every program name in ``names`` bound to a stub that forwards calls over
+    the pipe. The verdict is the checker's token: the program never sees the
+    tests' source, the expected values, the checker's token or its interpreter.
+
+    Parameters
+    ----------
+    program
+        Source code of the program (model output).
+    opts
+        Limits of each of the two runs.
+    tests
+        Test code run by the checker (None with ``apps``).
+    names
+        Names of the program the tests use (bound to stubs in the checker).
+    modules
+        Standard-library modules the tests use without importing them (the
+        program's imports are not visible to the checker).
+    apps
+        ``{"fn_name": str, "cases": [[args, expected], ...]}``: APPS call-based
+        cases, compared by the checker; each call has ``opts.timeout`` seconds.
+    timeout
+        Deadline of both runs (default ``opts.timeout``).
+
+    Returns
+    -------
+    (RunResult, RunResult)
+        The program's run and the checker's run. The check passed when the
+        checker's ``status`` is ``ok``; its ``marker`` is ``timeout`` when a call
+        outlived its time and starts with ``unsplittable`` when the tests passed the
+        program something that is not plain data (grade in-process instead).
+
+    Raises
+    ------
+    SandboxUnavailable
+        As :func:`run_python`.
+    """
+    from dataclasses import replace
+
+    opts = opts or SandboxOptions()
+    st = require_isolation(opts)
+    _clean_once()
+    home, use_bwrap = cgroup_home(), st["isolation"] == "bwrap"
+    if timeout is not None:
+        opts = replace(opts, timeout=timeout)
+    cfg = {"names": list(names), "modules": list(modules), "apps": apps,
+           "call_timeout": opts.timeout if apps is not None else None}
+    cand_files = {"program.py": program.encode("utf-8", errors="replace")}
+    if apps is not None:
+        cand_files["solution"] = b""  # look fn_name up on Solution() when it is not global
+    chk_files = {"check.json": json.dumps(cfg).encode("utf-8")}
+    if tests is not None:
+        chk_files["tests.py"] = tests.encode("utf-8", errors="replace")
+    chk_opts = replace(opts, allow_processes=False)
+    req_r, req_w = os.pipe()
+    resp_r, resp_w = os.pipe()
+    stop = threading.Event()
+    box: dict = {}
+
+    def serve() -> None:
+        try:
+            box["res"] = _run(cand_files, "serve", opts, use_bwrap=use_bwrap, home=home,
+                              channel_fds=(req_r, resp_w), stop=stop)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            box["exc"] = exc
+
+    t = threading.Thread(target=serve, name="rlvr-sandbox-serve", daemon=True)
+    t.start()
+    try:
+        chk = _run(chk_files, "check", chk_opts, use_bwrap=use_bwrap, home=home,
+                   channel_fds=(req_w, resp_r))
+    finally:
+        stop.set()  # the verdict is in: the program's run ends now
+        t.join()
+    if "exc" in box:
+        raise box["exc"]
+    return box["res"], chk
+
+
+def _run(files: dict[str, bytes], mode: str, opts: SandboxOptions, *, use_bwrap: bool,
+         home: CgroupHome | None, stdin_data: bytes | None = None, fd_data: bytes | None = None,
+         stdout_limit: int | None = None, channel_fds: tuple[int, int] | None = None,
+         stop: threading.Event | None = None) -> RunResult:
+    """One sandboxed run of the harness in ``mode`` with ``files`` in its source directory.
+
+    ``stdin_data`` and ``fd_data`` (the tests of an in-process run) are files of the
+    grader, opened and unlinked before the launch: the program sees an open
+    descriptor (the tests' one is closed before it starts), never a path.
+    ``channel_fds`` are passed to the harness and closed here; ``stop`` ends the run
+    early (not a timeout).
+    """
     root = _ensure_root()
-    drop = os.geteuid() == 0 and use_bwrap
+    # As root the program always runs as nobody: with bubblewrap inside its namespaces;
+    # without it (the explicitly unsafe mode) below a root init in a PID namespace, so it
+    # cannot leave its cgroup and dies with the grader either way.
+    drop = os.geteuid() == 0
+    pidns = drop and not use_bwrap
     run_id = f"{os.getpid()}-{secrets.token_hex(6)}"
     run_dir = root / f"run-{run_id}"
     run_dir.mkdir(mode=0o711)
     lock_fd = os.open(run_dir / "lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_EX)
     cg: RunCgroup | None = None
-    fds: list[int] = []
+    fds: list[int] = list(channel_fds or ())
+    out_fd = None
     try:
         src, work = run_dir / "src", run_dir / "work"
         src.mkdir(mode=0o755)
         if not use_bwrap:  # with bubblewrap the work directory is a tmpfs in the sandbox
             work.mkdir(mode=0o700)
+            if drop:
+                os.chown(work, NOBODY, NOBODY)
         shutil.copyfile(_HERE / "_harness.py", src / "harness.py")
-        (src / "program.py").write_bytes(program)
-        if tests is not None:
-            (src / "tests.py").write_bytes(tests)
+        for name, data in files.items():
+            (src / name).write_bytes(data)
         (src / "options.txt").write_text("processes" if opts.allow_processes else "no-processes")
         for f in src.iterdir():
             os.chmod(f, 0o644)
+        in_fd = _private_file(run_dir / "stdin", stdin_data or b"")
+        fds.append(in_fd)
+        extra = list(channel_fds or ())
+        if fd_data is not None:
+            extra.append(_private_file(run_dir / "tests", fd_data))
+            fds.append(extra[-1])
+        if stdout_limit is not None:
+            out_fd = os.open(run_dir / "stdout", os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC,
+                             0o600)
+            os.unlink(run_dir / "stdout")
+            fds.append(out_fd)
         if home is not None:
             cg = home.create(run_id, opts)
         token = secrets.token_hex(16).encode("ascii")
@@ -629,24 +696,31 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
         os.write(tok_w, token)
         os.close(tok_w)
         fds.remove(tok_w)
-        mode = "assert" if tests is not None else "stdio"
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
         expose: list[list[str]] = []
+        cover: list[str] = []
+        tail = [mode, str(tok_r), str(res_w), run_id, *map(str, extra)]
         if use_bwrap:
             env.update(HOME=SANDBOX_WORK, TMPDIR=SANDBOX_WORK)
             argv = _bwrap_argv(_bwrap_path(opts), run_dir, drop, expose, opts.work_mb)
-            argv += [sys.executable, "-I", "-B", f"{SANDBOX_SRC}/harness.py", mode, str(tok_r),
-                     str(res_w), run_id]
+            argv += [sys.executable, "-I", "-B", f"{SANDBOX_SRC}/harness.py", *tail]
             cwd = "/"
         else:
             env.update(HOME=str(work), TMPDIR=str(work))
-            argv = [sys.executable, "-I", "-B", str(src / "harness.py"), mode, str(tok_r),
-                    str(res_w), run_id]
+            argv = [sys.executable, "-I", "-B", str(src / "harness.py"), *tail]
             cwd = str(work)
+            if pidns:
+                for p in _interpreter_dirs():
+                    if not _can_traverse(p + "/", NOBODY, NOBODY):
+                        point = run_dir / f"mnt{len(expose)}"
+                        point.mkdir(mode=0o755)
+                        expose.append([p, str(point)])
+                        cover.append(_first_closed(p))
         mb = 1024 * 1024
+        fsize = max(opts.max_file_mb * mb, (stdout_limit or 0) + 1)
         rlimits = {"RLIMIT_CPU": [opts.cpu_seconds, opts.cpu_seconds + 1],
                    "RLIMIT_AS": [opts.memory_mb * mb, opts.memory_mb * mb],
-                   "RLIMIT_FSIZE": [opts.max_file_mb * mb, opts.max_file_mb * mb],
+                   "RLIMIT_FSIZE": [fsize, fsize],
                    "RLIMIT_NOFILE": [256, 256], "RLIMIT_CORE": [0, 0]}
         if cg is None:
             # Without a pids cgroup, RLIMIT_NPROC is the only cap. It counts every process
@@ -655,16 +729,18 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
             rlimits["RLIMIT_NPROC"] = [n, n]
         cfg = {"cgroup_procs": cg.procs_files if cg else [], "expose": expose,
                "rlimits": rlimits, "drop_to": NOBODY if drop else None,
-               "parent": os.getpid(), "argv": argv, "env": env}
+               "parent": os.getpid(), "argv": argv, "env": env, "seccomp": True,
+               "bwrap": use_bwrap, "pidns": pidns, "cover": sorted(set(cover))}
         cmd = [sys.executable, "-I", "-S", "-B", str(_HERE / "_launch.py"), json.dumps(cfg)]
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=(tok_r, res_w), start_new_session=True)
-        for fd in (tok_r, res_w):
+        passed = (tok_r, res_w, *extra)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=in_fd,
+                                stdout=subprocess.PIPE if out_fd is None else out_fd,
+                                stderr=subprocess.PIPE, pass_fds=passed, start_new_session=True)
+        for fd in passed:
             os.close(fd)
             fds.remove(fd)
-        out, err, timed_out = _communicate(proc, stdin, opts, cg)
+        out, err, timed_out = _communicate(proc, opts, cg, stop)
         seconds = time.monotonic() - t0
         os.set_blocking(res_r, False)
         try:
@@ -672,9 +748,15 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
         except BlockingIOError:
             reported = b""
         completed = secrets.compare_digest(reported, token)
+        marker = "" if completed else reported.decode("utf-8", "replace")
+        cut = False
+        if out_fd is not None:
+            size = os.fstat(out_fd).st_size
+            out = os.pread(out_fd, stdout_limit, 0)
+            cut = size > stdout_limit
         rc = proc.returncode
         oom = cg.oom_killed() if cg else False
-        if timed_out:
+        if timed_out or marker == "timeout":
             status = "timeout"
         elif oom or b"MemoryError" in err:
             status = "memory"
@@ -683,16 +765,20 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
         elif rc == 0 and completed:
             status = "ok"
         elif rc in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or (
-                rc in (-signal.SIGKILL, 128 + signal.SIGKILL) and seconds >= opts.cpu_seconds):
+                rc in (-signal.SIGKILL, 128 + signal.SIGKILL) and seconds >= opts.cpu_seconds
+                and not (stop is not None and stop.is_set())):
             status = "timeout"  # the CPU limit (SIGXCPU, then SIGKILL) fired before the clock
         else:
             status = "failed"
-            if rc == 0:
+            if rc == 0 and mode != "serve":
                 err += b"\n[the program ended with status 0 before the harness reported the end " \
                        b"of the tests: not a pass]"
-        return RunResult(status, rc, _text(out, opts), _text(err, opts), seconds,
+            if rc in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or cut:
+                err += b"\n[the output reached the file-size limit of the run]"
+        stdout = out.decode("utf-8", errors="replace") if out_fd is not None else _text(out, opts)
+        return RunResult(status, rc, stdout, _text(err, opts), seconds,
                          "bwrap" if use_bwrap else "none", cg.version if cg else None,
-                         completed, run_id)
+                         completed, run_id, marker, cut)
     finally:
         for fd in fds:
             try:
@@ -704,6 +790,47 @@ def _run(program: bytes, tests: bytes | None, opts: SandboxOptions, stdin: bytes
             cg.remove()
         _rmtree(run_dir)
         os.close(lock_fd)
+
+
+def _private_file(path: Path, data: bytes) -> int:
+    """Write ``data`` to ``path``, open it read-only and unlink it: a descriptor, no path."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    rfd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    os.unlink(path)
+    return rfd
+
+
+def _interpreter_dirs() -> list[str]:
+    """This interpreter's directories (a venv, a pyenv under /root ...) outside the system
+    directories, without nested duplicates."""
+    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(sys.executable)),
+              os.path.dirname(os.path.realpath(sys.executable))}
+    shown = [p for p in sorted(needed, key=len)
+             if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
+    tops: list[str] = []
+    for p in shown:
+        if not any(p == t or p.startswith(t + "/") for t in tops):
+            tops.append(p)
+    return tops
+
+
+def _first_closed(path: str) -> str:
+    """The first directory on the way to ``path`` that nobody may not search (``/root``
+    for a pyenv under it)."""
+    cur = Path("/")
+    for name in Path(path).parts[1:]:
+        cur = cur / name
+        st = os.stat(cur)
+        bit = 0o100 if st.st_uid == NOBODY else 0o010 if st.st_gid == NOBODY else 0o001
+        if not st.st_mode & bit:
+            return str(cur)
+    return path
 
 
 def _can_traverse(path: str, uid: int, gid: int) -> bool:
@@ -749,17 +876,8 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
             argv += ["--symlink", os.readlink(p), p]
         elif os.path.isdir(p):
             argv += ["--ro-bind", p, p]
-    # This interpreter's directories (a venv, pyenv under /root ...), unless already visible.
-    needed = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(sys.executable)),
-              os.path.dirname(os.path.realpath(sys.executable))}
-    shown = [p for p in sorted(needed, key=len)
-             if not any(p == "/" + n or p.startswith(f"/{n}/") for n in _SYSTEM_DIRS)]
-    tops: list[str] = []
     binds: list[str] = []
-    for p in shown:
-        if any(p == t or p.startswith(t + "/") for t in tops):
-            continue
-        tops.append(p)
+    for p in _interpreter_dirs():
         if drop and not _can_traverse(p + "/", NOBODY, NOBODY):
             # bubblewrap resolves bind sources as nobody: bind the directory onto an
             # empty mount point in the launcher's private mount namespace first.
@@ -782,48 +900,42 @@ def _bwrap_argv(bwrap: str, run_dir: Path, drop: bool, expose: list[list[str]],
     return argv
 
 
-def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions,
-                 cg: RunCgroup | None):
-    """Read both pipes with size caps until exit or the deadline; then kill the whole run."""
+def _communicate(proc: subprocess.Popen, opts: SandboxOptions, cg: RunCgroup | None,
+                 stop: threading.Event | None = None):
+    """Read the output pipes with size caps until exit, ``stop`` or the deadline; then kill
+    the whole run."""
     import selectors
 
     deadline = time.monotonic() + opts.timeout
-    bufs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    pipes = [f for f in (proc.stdout, proc.stderr) if f is not None]
+    bufs = {f: bytearray() for f in pipes}
     sel = selectors.DefaultSelector()
-    for f in bufs:
+    for f in pipes:
         sel.register(f, selectors.EVENT_READ)
-    # stdin is fed through the selector too: a program that never reads its input
-    # must not block us on a full pipe past the deadline.
-    todo = memoryview(data[: opts.max_input])
-    if todo:
-        os.set_blocking(proc.stdin.fileno(), False)
-        sel.register(proc.stdin, selectors.EVENT_WRITE)
-    else:
-        proc.stdin.close()
-    timed_out = False
+    timed_out = stopped = False
     exited_at = None
-    while sel.get_map():
+    while True:
         now = time.monotonic()
         left = deadline - now
         if left <= 0:
             timed_out = proc.poll() is None
             break
-        if exited_at is None and proc.poll() is not None:
-            exited_at = now
-        elif exited_at is not None and now - exited_at > 0.2:
-            break  # the main process ended; descendants holding the pipes do not keep us
-        for key, _ in sel.select(timeout=min(left, 0.1 if exited_at else 0.5)):
-            if key.fileobj is proc.stdin:
-                try:
-                    todo = todo[os.write(key.fd, todo[:65536]):]
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    todo = todo[:0]
-                if not todo:
-                    sel.unregister(proc.stdin)
-                    proc.stdin.close()
-                continue
+        if stop is not None and stop.is_set():
+            stopped = True
+            break
+        if proc.poll() is not None:
+            exited_at = exited_at or now
+            if not sel.get_map() or now - exited_at > 0.2:
+                break  # the main process ended; descendants holding the pipes do not keep us
+        # A run that may be stopped looks at its flag every 10 ms.
+        wait = min(left, 0.01 if stop is not None else 0.05 if exited_at else 0.5)
+        if not sel.get_map():  # both pipes closed, the process not yet reaped
+            try:
+                proc.wait(timeout=wait)
+            except subprocess.TimeoutExpired:
+                pass
+            continue
+        for key, _ in sel.select(timeout=wait):
             chunk = os.read(key.fd, 65536)
             if not chunk:
                 sel.unregister(key.fileobj)
@@ -831,7 +943,7 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions,
             buf = bufs[key.fileobj]
             if len(buf) < opts.max_output:
                 buf.extend(chunk[: opts.max_output - len(buf)])
-    if not timed_out:
+    if not timed_out and not stopped:
         try:
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -841,11 +953,10 @@ def _communicate(proc: subprocess.Popen, data: bytes, opts: SandboxOptions,
         cg.kill()
     _kill_group(proc)
     sel.close()
-    if not proc.stdin.closed:
-        proc.stdin.close()
-    for f in bufs:
+    for f in pipes:
         f.close()
-    return bytes(bufs[proc.stdout]), bytes(bufs[proc.stderr]), timed_out
+    out = bytes(bufs[proc.stdout]) if proc.stdout is not None else b""
+    return out, bytes(bufs[proc.stderr]), timed_out
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -855,6 +966,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             break
+        # Reap the launcher once it is dead: a group of zombies still takes signals, and
+        # would keep this loop going for its full half second.
+        proc.poll()
         time.sleep(0.01)
     try:
         proc.wait(timeout=5)
@@ -865,8 +979,3 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def _text(b: bytes, opts: SandboxOptions) -> str:
     s = b.decode("utf-8", errors="replace")
     return s + ("\n[output cut]" if len(b) >= opts.max_output else "")
-
-
-def options_record(opts: SandboxOptions) -> dict:
-    """The options and the isolation in force, for a manifest or result file."""
-    return {**asdict(opts), **isolation_status(opts)}
