@@ -115,6 +115,7 @@ def test_skip_reasons_say_how_to_install_what_is_missing():
         "could not import 'lighteval.metrics.metrics_sample': No module named 'lighteval'")
     assert "apt-get install bubblewrap" in explain_skip("no bubblewrap or cgroup on this machine")
     assert explain_skip("root reads files whatever their mode") == "root reads files whatever their mode"
+    assert "CI=true" in explain_skip("outside CI") and ".ci/setup" not in explain_skip("outside CI")
     # every extra a hint names exists
     extras = set(pyproject()["project"]["optional-dependencies"])
     from tests.conftest import HOW_TO_INSTALL
@@ -127,7 +128,7 @@ def test_readme_lists_the_tests_that_cannot_run_here():
     text = readme_text()
     section = text[text.index("### Tests that cannot run here"):text.index("### Versions that move")]
     for path in ("tests/backends/test_vllm_backend.py", "tests/core/test_metrics_lighteval.py",
-                 "tests/verify/test_verify_inputs.py"):
+                 "tests/verify/test_verify_inputs.py", "tests/verify/test_escapes.py"):
         assert path in section and (ROOT / path).exists()
 
 
