@@ -37,12 +37,26 @@ def test_killed_worker_fails_one_job_and_the_next_one_runs(runner, tmp_path):
     runner.run("paste_job", C.OMNI_MATH_CURVE, "auto", ("", ""), {"bootstrap": 10},
                str(tmp_path))  # the pool is up
     pids = list(runner._pool._processes)
-    killer = threading.Timer(1.0, lambda: [os.kill(p, signal.SIGKILL) for p in pids])
+    work = tmp_path / "killed"
+    work.mkdir()
+    # Keyed on progress, not on a clock: the job copies its uploads into its folder first,
+    # so once the second one appears the worker is inside the job; kill it there.
+    started = work / "inputs" / "1" / "rl.jsonl"
+
+    def kill_when_the_job_runs():
+        deadline = time.monotonic() + 120  # hang guard only
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        for p in pids:
+            os.kill(p, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_the_job_runs)
     killer.start()
     with pytest.raises(JobError, match="stopped unexpectedly"):
         runner.run("files_job", [(str(ex["base"]), "base.jsonl"), (str(ex["rl"]), "rl.jsonl")],
-                   {"bootstrap": 4000}, (10**7, 10**5), str(tmp_path))
+                   {"bootstrap": 4000}, (10**7, 10**5), str(work))
     killer.join()
+    assert started.exists()  # the kill landed inside the job
     t0 = time.monotonic()
     res = runner.run("paste_job", C.OMNI_MATH_CURVE, "auto", ("", ""), {"bootstrap": 10},
                      str(tmp_path))

@@ -35,7 +35,11 @@ def test_gradio_version_is_pinned_once():
                     (ROOT / "pyproject.toml").read_text(encoding="utf-8")).group(1)
     assert sdk == pin
     assert "rlvr-boundary[app]" in (SPACE / "requirements.txt").read_text(encoding="utf-8")
-    assert "'.[test,trl,app]'" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # CI installs the app extra: .ci/setup installs '.[all]', which names it, with the lock.
+    assert "-e '.[all]'" in (ROOT / ".ci" / "setup").read_text(encoding="utf-8")
+    assert re.search(r'all = \[\s*"rlvr-boundary\[[\w,-]*\bapp\b',
+                     (ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert f"gradio=={pin}\n" in (ROOT / "constraints.txt").read_text(encoding="utf-8")
     gradio = pytest.importorskip("gradio")
     assert gradio.__version__ == pin
 

@@ -128,12 +128,24 @@ def _sigkill_run(tiny_model, prompt_file, out: Path, kill_at_shards: int | None)
         if kill_at_shards is None:
             assert proc.wait(timeout=300) == 0
             return
-        deadline = time.monotonic() + 240
+        # Keyed on progress, not on a clock: wait until the directory holds kill_at_shards
+        # shards, then wait a random fraction of the time the last shard took in this run
+        # (measured between two landings), so the kill lands inside the next shard however
+        # fast or loaded the machine is. With one landing or none measured, kill at once.
+        deadline = time.monotonic() + 240  # hang guard only
+        landed: list[float] = []  # monotonic times at which this run's shards appeared
+        count = len(list(out.glob("part-*.parquet")))
         while time.monotonic() < deadline and proc.poll() is None:
-            if len(list(out.glob("part-*.parquet"))) >= kill_at_shards:
-                time.sleep(random.Random(kill_at_shards).uniform(0.0, 0.3))  # land mid-shard
+            now = len(list(out.glob("part-*.parquet")))
+            if now > count:
+                landed += [time.monotonic()] * (now - count)
+                count = now
+            if count >= kill_at_shards:
+                if len(landed) >= 2:
+                    shard_time = landed[-1] - landed[-2]
+                    time.sleep(random.Random(kill_at_shards).uniform(0.0, 0.9) * shard_time)
                 break
-            time.sleep(0.02)
+            time.sleep(0.005)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
     finally:

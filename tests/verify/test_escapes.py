@@ -456,7 +456,11 @@ def test_math_workers_die_with_a_killed_verify():
     owner.start()
     try:
         workers = q.get(timeout=60)
-        time.sleep(0.5)  # both workers are inside their item now
+        # Keyed on progress, not on a clock: wait until both workers sleep inside their item.
+        deadline = time.monotonic() + 60  # hang guard only
+        while not all(_in_sleep(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert all(_in_sleep(w) for w in workers), "the workers never started their items"
         assert all(_state(w) != "Z" for w in workers)
         os.kill(owner.pid, signal.SIGKILL)
         owner.join(10)
@@ -469,6 +473,18 @@ def test_math_workers_die_with_a_killed_verify():
             break
         time.sleep(0.05)
     assert not alive, f"grading workers survived their killed parent: {alive}"
+
+
+def _in_sleep(pid: int) -> bool:
+    """Whether ``pid`` is blocked in ``clock_nanosleep`` (Python's ``time.sleep``)."""
+    try:
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+        if wchan not in ("", "0"):
+            return "nanosleep" in wchan
+        # No kernel symbol names: the syscall number (x86-64 230, arm64 115).
+        return Path(f"/proc/{pid}/syscall").read_text().split()[0] in ("230", "115")
+    except (OSError, IndexError):
+        return False
 
 
 def _state(pid: int) -> str:

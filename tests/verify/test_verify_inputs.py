@@ -111,9 +111,36 @@ def test_a_run_that_failed_on_its_input_does_not_block_the_fixed_rerun(tmp_path,
     assert _run([src, "--gold", gold, "--out", out2], capsys)[0] == 0
 
 
+def _shards(out: Path) -> int:
+    return len(list(out.glob("part-*.parquet")))
+
+
+def _kill_after_a_shard_lands(proc, out: Path, delay_fraction: float, hang_guard: float = 300):
+    """SIGKILL ``proc`` while it grades a shard; False when it finished first.
+
+    Keyed on progress, not on a clock: wait until a shard of this run lands (the
+    directory holds one more ``part-*.parquet``), then wait ``delay_fraction`` of the
+    time this run took to get there (start-up included), so the kill lands inside a
+    later shard however fast or loaded the machine is. Nothing is killed once the run
+    has finished.
+    """
+    t0, start = time.monotonic(), _shards(out)
+    while _shards(out) == start:
+        if proc.poll() is not None or time.monotonic() - t0 > hang_guard:
+            return False
+        time.sleep(0.005)
+    if (out / "_COMPLETE").exists():
+        return False
+    time.sleep(delay_fraction * (time.monotonic() - t0))
+    if proc.poll() is not None:
+        return False
+    proc.send_signal(signal.SIGKILL)
+    return True
+
+
 @pytest.mark.slow
 def test_sigkill_resume_grades_every_row_once(tmp_path):
-    """Kill verify with SIGKILL at random moments; the rerun finishes with every row once."""
+    """Kill verify with SIGKILL mid-shard, again and again; the rerun finishes with every row once."""
     import random
 
     n_prompts, n = 2500, 8  # 20,000 rows: five shards of 4096
@@ -127,14 +154,17 @@ def test_sigkill_resume_grades_every_row_once(tmp_path):
     out = tmp_path / "killed"
     rng = random.Random(0)
     kills = 0
-    for _ in range(6):
+    # Each run is killed inside the shard after the first one it writes: the first right as
+    # that shard starts, the others a random way into it. Three kills leave two shards.
+    for fraction in (0.0, rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5)):
         proc = subprocess.Popen(cmd + ["--out", str(out)], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(1.5, 4.0))
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            kills += 1
-        proc.wait(30)
+        try:
+            kills += _kill_after_a_shard_lands(proc, out, fraction)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(60)
     subprocess.run(cmd + ["--out", str(out)], env=env, check=True, capture_output=True,
                    timeout=300)
     assert kills >= 1

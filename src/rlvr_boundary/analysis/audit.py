@@ -90,6 +90,8 @@ def build_audit(aligned: Aligned, opts, *, base: str,
         ``(P,)`` cluster labels of the prompts (``--cluster-by``), or None: each
         comparison's band and bootstrap then draw per cluster.
 
+    Notes
+    -----
     Models labelled ``NAME#runJ`` are further runs of ``NAME``
     (:func:`rlvr_boundary.analysis.structure.split_runs`): they enter only the
     comparisons, whose curves and band average over the runs; every other

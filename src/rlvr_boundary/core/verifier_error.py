@@ -258,7 +258,7 @@ def two_scorer_band(n_base, both_base, either_base, n_rl, both_rl, either_rl, ks
     ----------
     n_base, n_rl
         ``(P,)`` samples per prompt.
-    both_*, either_*
+    both_base, both_rl, either_base, either_rl
         ``(P,)`` samples both scorers / at least one scorer grade correct.
 
     Returns

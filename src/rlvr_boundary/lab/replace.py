@@ -102,6 +102,8 @@ def _bin_of(index: int, length: int, n_bins: int) -> int:
 def token_category(token: str, index: int, in_answer: bool) -> str:
     """Kind of a lab completion token: strategy name, worked or answer digit / operator, format.
 
+    Examples
+    --------
     >>> [token_category(t, i, False) for i, t in enumerate([" add", ":", " 7", "+"])]
     ['strategy name', 'format', 'worked digit', 'worked operator']
     >>> token_category("4", 19, True)
