@@ -32,15 +32,16 @@ LEAVES = {"errors", "_version"}
 #: Files of the pure layers that are adapters to heavy extras (their imports are lazy).
 EDGE_FILES = {"shaping/torch_ops.py", "shaping/adapters/trl.py", "shaping/adapters/verl.py"}
 #: Packages no lower layer may import.
-TOP = {"report", "commands", "cli", "app", "backends", "lab"}
+TOP = {"report", "commands", "cli", "app", "backends", "lab", "monitor"}
 #: Who may import a TOP package (besides itself).
 TOP_IMPORTERS = {
     "report": {"commands", "cli", "app", "lab"},
     "commands": {"cli"},
     "cli": set(),
     "app": {"commands", "cli"},
-    "backends": {"commands", "cli", "app", "lab"},
+    "backends": {"commands", "cli", "app", "lab", "monitor"},
     "lab": {"commands", "cli", "app"},
+    "monitor": {"commands", "cli", "app", "lab"},
 }
 
 
