@@ -285,6 +285,15 @@ class BoundaryMonitor:
         self.base_counts = self._store(rows, self.base_label)
         return self.base_counts
 
+    def base_from_samples(self, samples) -> Counts:
+        """Store the base's samples given by the trainer (rows as for :meth:`step`, e.g.
+        verl's validation before the first step); skipped when the base is known."""
+        if self.base_counts is not None:
+            return self.base_counts
+        rows = _number_samples(samples, {p["prompt_id"] for p in self.prompts})
+        self.base_counts = self._store(rows, self.base_label)
+        return self.base_counts
+
     # ----------------------------------------------------------------- looks
 
     def step(self, step: int, model=None, tokenizer=None, *, samples=None) -> dict:
