@@ -336,7 +336,7 @@ class BoundaryMonitor:
         counts = self._store(rows, label)
         ent = [r.get("entropy_mean") for r in rows if r.get("entropy_mean") is not None]
         aligned = align([self.base_counts, counts])
-        look = 1 + sum(1 for s in self.history if s < step)
+        look = len(self.history) + 1  # the order of looking: every look its own level
         payload = assess(aligned, self.base_label, label, self.opts, step=step, look=look,
                          entropy=float(np.mean(ent)) if ent else None)
         payload["samples"] = {"rollouts": str(self.out / "rollouts" / f"part-{label}.parquet"),
