@@ -29,7 +29,7 @@ from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.monitor.options import MonitorOptions
 from rlvr_boundary.monitor.rules import look_alpha, rule_fires
 
-__all__ = ["assess", "scalars", "compare_options", "NAMESPACE"]
+__all__ = ["assess", "rule_band", "scalars", "compare_options", "NAMESPACE"]
 
 #: Prefix of every logged metric.
 NAMESPACE = "boundary"
@@ -89,12 +89,11 @@ def assess(aligned: Aligned, base: str, policy: str, opts: MonitorOptions, *, st
         cmp_.pop("bootstrap_ci", None)
     alpha_j = look_alpha(opts.alpha, opts.correction, look, opts.looks)
     plain_c = (cmp_.get("band") or {}).get("critical_value")
-    rule_band = _rule_band(curves[base], curves[policy], ks, np.asarray(cmp_["diff"]),
-                           alpha_j, plain_c, opts)
+    rband = rule_band(curves[base], curves[policy], ks, np.asarray(cmp_["diff"]), alpha_j,
+                      plain_c, opts)
     k_star = cmp_["k_star"]
     rules = [{"rule": r.describe(), "action": r.action,
-              "fired": bool(rule_band is not None and rule_fires(r, rule_band["loss_budgets"],
-                                                                 k_star)
+              "fired": bool(rband is not None and rule_fires(r, rband["loss_budgets"], k_star)
                             if r.loss_at is not None else rule_fires(r, [], k_star))}
              for r in opts.rules]
     K = min(opts.budget_K, int(min(nb.min(), nr.min())))
@@ -110,7 +109,7 @@ def assess(aligned: Aligned, base: str, policy: str, opts: MonitorOptions, *, st
         "alpha_look": alpha_j,
         "correction": opts.correction,
         "looks": opts.looks,
-        "rule_band": rule_band,
+        "rule_band": rband,
         "rules": rules,
         "fired": [r for r in rules if r["fired"]],
         "coverage": {"K": K, "tau": 1 - opts.zeta, "base": int(solved[0].sum()),
@@ -129,7 +128,7 @@ MIN_TAIL_DRAWS = 50
 MAX_RULE_MULTIPLIERS = 200_000
 
 
-def _rule_band(curves_b: np.ndarray, curves_r: np.ndarray, ks: np.ndarray, diff: np.ndarray,
+def rule_band(curves_b: np.ndarray, curves_r: np.ndarray, ks: np.ndarray, diff: np.ndarray,
                alpha_j: float, plain_c: float | None, opts: MonitorOptions) -> dict | None:
     """The band at the look's corrected level, with compare's handling of no-variance budgets.
 
