@@ -15,9 +15,19 @@ This package sits beside the pipelines: it uses the backends, the verifiers,
 the readers and the analysis, and nothing below it imports it.
 """
 
-from rlvr_boundary.monitor.monitor import RUN_KIND, STEP_KIND, BoundaryMonitor, step_label
-from rlvr_boundary.monitor.options import MonitorOptions
-from rlvr_boundary.monitor.rules import Rule, look_alpha, look_alphas, parse_rule
+import importlib
 
 __all__ = ["BoundaryMonitor", "MonitorOptions", "Rule", "parse_rule", "look_alpha",
            "look_alphas", "step_label", "STEP_KIND", "RUN_KIND"]
+
+#: Where each public name lives; imported on first use, so that the command line can
+#: read the options (``rlvr_boundary.monitor.options``) without loading numpy.
+_WHERE = {"BoundaryMonitor": "monitor", "step_label": "monitor", "STEP_KIND": "monitor",
+          "RUN_KIND": "monitor", "MonitorOptions": "options", "Rule": "rules",
+          "parse_rule": "rules", "look_alpha": "rules", "look_alphas": "rules"}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"rlvr_boundary.monitor.{_WHERE[name]}"), name)
+    raise AttributeError(f"module 'rlvr_boundary.monitor' has no attribute {name!r}")
