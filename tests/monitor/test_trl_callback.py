@@ -181,11 +181,13 @@ def test_stop_rule_ends_the_run_at_the_first_supported_loss(tmp_path):
     # The base solves every prompt at every budget; the tiny untrained policy does not, so
     # the band must support a loss at k >= 2 at the first look, and training stops there.
     got = _run(tmp_path, "--report", "tensorboard", "--base-all-correct",
-               "--rule", "stop:loss>=2", "--max-steps", "8")
+               "--rule", "stop:loss>=2", "--rule", "save:loss>=2", "--max-steps", "8")
     assert got["looks"] == [2]
     assert got["global_step"] == 2  # not 8
     assert [(a["step"], a["rule"], a["action"]) for a in got["alarms"]] == \
-        [(2, "stop:loss>=2", "stop")]
+        [(2, "stop:loss>=2", "stop"), (2, "save:loss>=2", "save")]
+    # the save rule made the trainer write a checkpoint at that step (its own save is off)
+    assert (tmp_path / "run" / "trainer" / "checkpoint-2" / "trainer_state.json").is_file()
     doc = json.loads((tmp_path / "run" / "monitor" / "steps" / "step-2.json").read_text())
     band = doc["rule_band"]
     assert band["alpha"] == pytest.approx(0.05 / 4)  # Bonferroni over max_steps // every looks
