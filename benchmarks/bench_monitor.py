@@ -26,7 +26,9 @@ false-alarms
 widths
     The plain one-look band's half-width at k = 1, n/4 and n under the same
     truth (policy = base), for held-out prompt counts P and samples per prompt
-    n: measured by simulation (40 replications each), not from a formula.
+    n: the median over 40 simulated replications (not a formula); a budget
+    where every per-prompt difference is equal has no interval and is left out
+    (its share at k = n is reported).
 
 overhead-trl, overhead-lab
     The monitor's own wall time (base sampling once, then every look) against
@@ -138,18 +140,22 @@ def widths(reps: int, B: int) -> dict:
     for n in (8, 16, 32):
         ks = np.arange(1, n + 1)
         for P in (50, 100, 200, 400):
-            half = []
+            half, degenerate = [], np.zeros(n)
             for rep in range(reps):
                 rng = np.random.default_rng([3, n, P, rep])
                 p = rates[rng.integers(0, rates.size, P)]
                 nn = np.full(P, n)
                 d = pass_at_k(nn, rng.binomial(n, p), ks) - pass_at_k(nn, rng.binomial(n, p), ks)
                 band = simultaneous_band(d, n_multipliers=B, seed=rep)
-                half.append((band["upper"] - band["lower"]) / 2)
-            h = np.mean(half, axis=0)
+                w = (band["upper"] - band["lower"]) / 2  # (K,)
+                w[band["degenerate"]] = np.nan  # no variance: no interval (compare shows D)
+                degenerate[band["degenerate"]] += 1
+                half.append(w)
+            h = np.nanmedian(np.array(half), axis=0)
             rows.append({"n": n, "prompts": P, "half_width_k1": float(h[0]),
                          "half_width_k_quarter": float(h[n // 4 - 1]),
-                         "half_width_kn": float(h[-1])})
+                         "half_width_kn": float(h[-1]),
+                         "no_variance_share_kn": float(degenerate[-1] / reps)})
     return {"reps": reps, "B": B, "rows": rows}
 
 
