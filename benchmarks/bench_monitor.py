@@ -226,7 +226,8 @@ def overhead_lab(steps: int, out: Path) -> dict:
 
     from rlvr_boundary.lab import task as T
     from rlvr_boundary.lab.grpo import GRPOConfig, train
-    from rlvr_boundary.lab.model import ModelConfig, build_model
+    from rlvr_boundary.lab.model import (ModelConfig, build_model, is_complete, load_checkpoint,
+                                         save_checkpoint)
     from rlvr_boundary.lab.pretrain import PretrainConfig, corpus, pretrain
     from rlvr_boundary.lab.run import PRESETS, LabConfig, eval_problems
     from rlvr_boundary.lab.tokenizer import train_tokenizer
@@ -239,10 +240,15 @@ def overhead_lab(steps: int, out: Path) -> dict:
     cfg = LabConfig.from_preset("full")
     prompts_, comps = corpus(2000, np.random.default_rng([0, 1]))
     tok = train_tokenizer([p + c for p, c in zip(prompts_, comps)])
-    model = build_model(ModelConfig(**quick["model"]), tok, seed=0)
+    cached = out.parent / "lab-base"  # the pretrained base is kept for reruns
     t = time.perf_counter()
-    pretrain(model, tok, PretrainConfig(**quick["pretrain"], seed=0),
-             max_len=ModelConfig(**quick["model"]).max_len)
+    if is_complete(cached):
+        model, tok = load_checkpoint(cached)
+    else:
+        model = build_model(ModelConfig(**quick["model"]), tok, seed=0)
+        pretrain(model, tok, PretrainConfig(**quick["pretrain"], seed=0),
+                 max_len=ModelConfig(**quick["model"]).max_len)
+        save_checkpoint(model, tok, cached)
     pretrain_s = time.perf_counter() - t
     problems = eval_problems(cfg)  # 120 held-out problems
     by_id = {p.prompt_id: p for p in problems}

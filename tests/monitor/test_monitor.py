@@ -223,6 +223,24 @@ def test_samples_are_checked(tmp_path):
         fresh.step(2, samples=rows)
 
 
+def test_rules_needing_a_schedule_are_refused_before_sampling(tmp_path):
+    rng = np.random.default_rng(0)
+    mon = BoundaryMonitor(_prompts(), _never, tmp_path / "a",
+                          MonitorOptions(n=N, rules=["stop:loss>=2"]))  # bonferroni, no looks
+    with pytest.raises(InputError, match="needs the number of scheduled looks"):
+        mon.sample_base("no-model-is-loaded-before-the-check")
+    with pytest.raises(InputError, match="needs the number of scheduled looks"):
+        mon.base_counts = Counts("base", np.array([p["prompt_id"] for p in _prompts()],
+                                                  dtype=object), np.full(P, N), np.zeros(P, int))
+        mon.step(2, samples=_samples(np.full(P, 0.5), rng))
+    # without rules nothing reads a corrected level: no schedule needed
+    free = BoundaryMonitor(_prompts(), _never, tmp_path / "b", MonitorOptions(n=N))
+    free.base_from_samples(_samples(np.full(P, 0.5), rng))
+    doc = free.step(2, samples=_samples(np.full(P, 0.5), rng))
+    assert doc["alpha_look"] is None and doc["rule_band"] is None and doc["fired"] == []
+    assert "boundary/alpha_look" not in doc["metrics"]
+
+
 def test_base_from_a_counts_file_and_grading_with_a_function(tmp_path):
     base = tmp_path / "base.jsonl"
     base.write_text("".join(json.dumps({"id": f"p{i:03d}", "n": N, "c": i % (N + 1)}) + "\n"

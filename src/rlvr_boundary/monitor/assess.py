@@ -26,6 +26,7 @@ from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import coverage as cv
 from rlvr_boundary.core import support as sp
 from rlvr_boundary.core.passk import pass_at_k
+from rlvr_boundary.errors import InputError
 from rlvr_boundary.monitor.options import MonitorOptions
 from rlvr_boundary.monitor.rules import look_alpha, rule_fires
 
@@ -87,10 +88,15 @@ def assess(aligned: Aligned, base: str, policy: str, opts: MonitorOptions, *, st
     cmp_ = compare_aligned(aligned, base, policy, copts, curves=curves)
     if not full:
         cmp_.pop("bootstrap_ci", None)
-    alpha_j = look_alpha(opts.alpha, opts.correction, look, opts.looks)
+    try:
+        alpha_j = look_alpha(opts.alpha, opts.correction, look, opts.looks)
+    except InputError:
+        if opts.rules:
+            raise
+        alpha_j = None  # no rules, no schedule given: nothing reads a corrected level
     plain_c = (cmp_.get("band") or {}).get("critical_value")
-    rband = rule_band(curves[base], curves[policy], ks, np.asarray(cmp_["diff"]), alpha_j,
-                      plain_c, opts)
+    rband = None if alpha_j is None else rule_band(
+        curves[base], curves[policy], ks, np.asarray(cmp_["diff"]), alpha_j, plain_c, opts)
     k_star = cmp_["k_star"]
     rules = [{"rule": r.describe(), "action": r.action,
               "fired": bool(rband is not None and rule_fires(r, rband["loss_budgets"], k_star)
@@ -219,6 +225,7 @@ def scalars(result: dict, opts: MonitorOptions) -> dict[str, float]:
     if result.get("entropy_mean") is not None:
         out[f"{ns}/entropy"] = float(result["entropy_mean"])
     out[f"{ns}/zero_variance_share"] = float(result["zero_variance_share"])
-    out[f"{ns}/alpha_look"] = float(result["alpha_look"])
+    if result.get("alpha_look") is not None:
+        out[f"{ns}/alpha_look"] = float(result["alpha_look"])
     out[f"{ns}/alarm"] = float(bool(result["fired"]))
     return out

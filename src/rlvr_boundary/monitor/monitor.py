@@ -277,8 +277,17 @@ class BoundaryMonitor:
         reducer.add(table)
         return self._restrict(reducer.result(path)[label])
 
+    def _check_schedule(self) -> None:
+        """Refuse, before any sampling, rules whose correction needs looks that are not set."""
+        o = self.opts
+        if o.rules and o.correction in ("bonferroni", "spending") and o.looks is None:
+            raise InputError(f"the {o.correction} correction of the rules needs the number of "
+                             "scheduled looks: give MonitorOptions(looks=...) (the TRL callback "
+                             "sets it from max_steps), or use correction='open'", field="looks")
+
     def sample_base(self, model, tokenizer=None) -> Counts:
         """Sample the base once (skipped when its counts are already known); return its counts."""
+        self._check_schedule()
         if self.base_counts is not None:
             return self.base_counts
         rows = self._sample(model, tokenizer, self.base_label, self._seed("base"))
@@ -326,6 +335,7 @@ class BoundaryMonitor:
         if self.base_counts is None:
             raise InputError("the monitor has no base counts: call sample_base(model) before "
                              "the first look, or give base= a file of the base's samples")
+        self._check_schedule()
         label = step_label(step)
         if samples is not None:
             rows = _number_samples(samples, {p["prompt_id"] for p in self.prompts})
