@@ -274,6 +274,7 @@ def overhead_lab(steps: int, out: Path) -> dict:
         last[0] = time.perf_counter()
 
     tr, _ = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
+    (out / "rl").mkdir()  # train() keeps its optimizer state and log there
     t = time.perf_counter()
     train(model, tok, g, tr, out / "rl", progress=progress)
     total = time.perf_counter() - t
