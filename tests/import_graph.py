@@ -43,7 +43,8 @@ FLOORS: dict[str, int] = {
     "io": 4,                        # readers, writers, adapters: no computing
     "report": 6, "backends": 6, "verify": 6,
     "pipelines": 7,                 # load -> compute -> write, one module per workflow
-    "lab": 8,                       # experiments over the pipelines
+    "monitor": 8,                   # the boundary monitor during training, over the pipelines
+    "lab": 8,                       # experiments over the pipelines (and the monitor)
     "commands": 9, "app": 9,        # parse -> pipeline -> write -> render
     "cli": 10,
 }
@@ -52,7 +53,8 @@ FLOORS: dict[str, int] = {
 #: apart on one floor, and io, which reads and converts but never computes.
 FORBIDDEN = {("report", "verify"), ("report", "backends"), ("verify", "report"),
              ("verify", "backends"), ("backends", "report"), ("app", "commands"),
-             ("theory", "shaping"), ("shaping", "theory"), ("io", "analysis")}
+             ("theory", "shaping"), ("shaping", "theory"), ("io", "analysis"),
+             ("monitor", "lab")}
 
 
 def modules(src: Path = SRC) -> list[Path]:
