@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.counts import Counts, align
+from rlvr_boundary.analysis.aligned import align
+from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.monitor import BoundaryMonitor, MonitorOptions, Rule, look_alpha, look_alphas
 from rlvr_boundary.monitor.assess import assess
 from rlvr_boundary.monitor.rules import parse_rule, rule_fires

@@ -19,7 +19,8 @@ pytest.importorskip("jsonschema")
 #: Kinds whose writer needs a model (sample, entropy-match, learning_landed: validated in
 #: tests/backends) or the lab's training (lab-run, lab-entropy: checked by the envelope when
 #: written).
-ELSEWHERE = {"sample", "entropy-match", "learning_landed", "lab-run", "lab-entropy"}
+ELSEWHERE = {"sample", "entropy-match", "learning_landed", "lab-run", "lab-entropy",
+             "monitor-step", "monitor-run"}  # tests/monitor reads them back by kind
 
 
 def _valid(path) -> dict:

@@ -196,15 +196,14 @@ def _report_look(console, ckpt, doc: dict) -> None:
 
 def _update_page(args, out, base, base_is_model: bool) -> None:
     """Redraw the report page of every look so far from the saved samples."""
-    from rlvr_boundary.analysis.options import CompareOptions, ReportOptions
-    from rlvr_boundary.report.build import make_report, render_report
+    from rlvr_boundary.pipelines import audit
+    from rlvr_boundary.pipelines.compare import CompareOptions
 
     paths = [out / "rollouts"] + ([] if base_is_model else [base])
     labels = {} if base_is_model else {str(base): args.base_label}
-    opts = ReportOptions(compare=CompareOptions(ks=args.ks, bootstrap=args.bootstrap,
-                                                alpha=args.alpha, seed=args.seed,
-                                                labels=labels),
-                         base=args.base_label, k=args.k or args.n, figures=args.figures)
-    doc = make_report(paths, out / "report.html", opts,
-                      notes=[f"Live page of rlvr-boundary watch on {args.checkpoints}."])
-    render_report(doc, out / "report.html", figures=args.figures)
+    opts = audit.ReportOptions(compare=CompareOptions(ks=args.ks, bootstrap=args.bootstrap,
+                                                      alpha=args.alpha, seed=args.seed,
+                                                      labels=labels),
+                               base=args.base_label, k=args.k or args.n, figures=args.figures)
+    audit.run(paths, opts, out / "report.html",
+              notes=[f"Live page of rlvr-boundary watch on {args.checkpoints}."])

@@ -117,6 +117,15 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("lab-entropy", _o.LabEntropyResult, "rlvr-boundary lab run --experiment entropy "
          "(entropy.json)", "rlvr_boundary.lab.run:LabConfig",
          "Entropy and support at every checkpoint of the lab, beside the RL log."),
+    Kind("monitor-step", _o.MonitorStepResult, "the boundary monitor (steps/step-N.json in "
+         "its folder: BoundaryMonitor, the trainer callbacks, rlvr-boundary watch)",
+         "rlvr_boundary.monitor.options:MonitorOptions",
+         "One look of the boundary monitor at a training step: the policy's samples on the "
+         "held-out prompts against the base's, the band at the look's level under the "
+         "multiple-look correction, and the alarm rules."),
+    Kind("monitor-run", _o.MonitorRunResult, "the boundary monitor (monitor.json in its "
+         "folder)", "rlvr_boundary.monitor.options:MonitorOptions",
+         "The boundary monitor's summary of a training run: its looks and alarms."),
 )}
 
 

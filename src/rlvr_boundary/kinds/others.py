@@ -199,3 +199,43 @@ class LabEntropyResult(TypedDict):
                                   "token entropy (all, correct, incorrect), log-PPL, entropy "
                                   "by position, answer and strategy entropy, P/E/S/O"]
     training: A[list[dict[str, Any]], "the RL log: step, reward, entropy"]
+
+
+# --------------------------------------------------------------------------- the monitor
+
+
+@open_keys
+class MonitorStepResult(TypedDict):
+    """One look of the boundary monitor at a training step (``steps/step-N.json``)."""
+
+    step: A[int, "the training step"]
+    look: A[int, "the order of the look (1 = first); each look spends its own level"]
+    labels: A[dict[str, str], "model labels: base and policy (step-N)"]
+    n_prompts: A[int, "held-out prompts in the look"]
+    comparison: A[dict[str, Any], "the pairwise comparison of the look's samples against the "
+                                  "base's (the compare result's payload)"]
+    alpha_look: A[float, "the level this look spends under the correction"]
+    correction: A[str, "how the level is spread over looks: bonferroni, spending, open, none"]
+    looks: A[int | None, "the scheduled number of looks the correction spreads over"]
+    rule_band: A[dict[str, Any] | None, "the band at the look's level (null without band "
+                                        "rules): lower, upper, critical value, method, gain "
+                                        "and loss budgets"]
+    rules: A[list[dict[str, Any]], "every alarm rule with its value and whether it fired"]
+    fired: A[list[dict[str, Any]], "the rules that fired at this look"]
+    coverage: A[dict[str, Any], "problems solved at the audit budget by base, policy, both"]
+    support: A[dict[str, Any], "support kept, shrunk and gained against the base"]
+    zero_variance_share: A[float | None, "share of prompts whose samples all agree"]
+    entropy_mean: A[float | None, "mean token entropy of the look's samples, when recorded"]
+    samples: A[dict[str, Any], "where the look's samples are stored and who drew them"]
+    metrics: A[dict[str, float | None], "the boundary/... scalars logged to the trainer"]
+
+
+@open_keys
+class MonitorRunResult(TypedDict):
+    """The boundary monitor's summary of a run (``monitor.json``)."""
+
+    looks: A[list[dict[str, Any]], "every look: step, order, level spent, metrics, its file"]
+    alarms: A[list[dict[str, Any]], "every rule that fired, with step and look, in step order"]
+    first_alarm: A[dict[str, Any] | None, "the first alarm, or null"]
+    base: A[dict[str, Any], "where the base's samples came from"]
+    n_prompts: A[int, "held-out prompts"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
-from rlvr_boundary.analysis.options import CompareOptions
+from rlvr_boundary.pipelines.compare import CompareOptions
 from rlvr_boundary.analysis.pairwise import compare_aligned, parse_ks
 from rlvr_boundary.analysis.structure import structured_band
 from rlvr_boundary.core import compare as cc

@@ -46,7 +46,8 @@ from pathlib import Path
 import numpy as np
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.counts import Counts, align
+from rlvr_boundary.analysis.aligned import align
+from rlvr_boundary.io.counts import Counts
 from rlvr_boundary.monitor.assess import assess, scalars
 from rlvr_boundary.monitor.grading import Grader
 from rlvr_boundary.monitor.options import MonitorOptions

@@ -97,9 +97,9 @@ def read_heldout(path: str | Path, *, gold: str | Path | None = None,
     Every prompt needs one when ``need_gold``.
     """
     from rlvr_boundary.backends.base import render_prompt
-    from rlvr_boundary.backends.runner import read_prompts
+    from rlvr_boundary.io.prompts import read_prompts
 
-    from rlvr_boundary.verify.run import VerifyOptions, read_gold
+    from rlvr_boundary.pipelines.verify import VerifyOptions, read_gold
 
     prompts = read_prompts(Path(path))
     golds: dict = {}
