@@ -29,6 +29,7 @@ from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open, atomic_path
 from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.outputs import note_input
 from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
     DATA_SUFFIXES,
@@ -64,10 +65,13 @@ log = logging.getLogger(__name__)
 
 def parquet_files(path: Path) -> list[Path]:
     """The Parquet files of a table: the file itself, or the shards of a directory."""
+    note_input(path)
     if path.is_dir():
         files = sorted(path.glob("part-*.parquet"))
         if not files:
             raise InputError("directory holds no part-*.parquet shards", path=path)
+        for f in files:
+            note_input(f)
         return files
     return [path]
 
@@ -339,6 +343,7 @@ def read_manifest(table_path: str | Path) -> dict | None:
     mpath = manifest_path_for(table_path)
     if not mpath.exists():
         return None
+    note_input(mpath)
     if mpath.is_dir() or mpath.stat().st_size > MAX_LINE_BYTES:
         raise InputError(f"manifest is not a JSON file under {MAX_LINE_BYTES >> 20} MB",
                          path=mpath)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.outputs import note_input
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ def iter_text_lines(path: Path, *, replace_invalid: bool = True) -> Iterator[tup
     ``replace_invalid`` is False, when they are an error naming the line.
     """
     n_bad = 0
+    note_input(path)
     try:
         opener = gzip.open if path.name.lower().endswith(".gz") else open
         with opener(path, "rb") as fh:
@@ -134,7 +136,9 @@ def sha256_of(path: str | Path) -> str:
     """SHA-256 of a file, or of a shard directory's ``part-*.parquet`` files in name order."""
     path = Path(path)
     h = hashlib.sha256()
+    note_input(path)
     for f in sorted(path.glob("part-*.parquet")) if path.is_dir() else [path]:
+        note_input(f)
         with open(f, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 h.update(chunk)
