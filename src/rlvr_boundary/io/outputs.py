@@ -342,12 +342,15 @@ def check_outputs(outputs: dict[str, str | Path | None], inputs: list[str | Path
         if folder is None:
             continue
         folder = Path(folder)
-        if folder.exists() and not folder.is_dir():
-            raise InputError(f"{flag}: {folder} exists and is not a directory")
-        _check_parent(flag, folder / "x")
         for src in ins:
             if _same(folder, src):
                 raise InputError(f"{flag}: {folder} is an input; choose another folder")
+            if src.is_dir() and _inside(folder, src):
+                raise InputError(f"{flag}: {folder} is inside the input folder {src}; choose "
+                                 "another folder")
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise InputError(f"{flag}: {folder} exists and is not a directory")
+        _check_parent(flag, folder / "x")
     if to_stdout:
         _messages_to_stderr()
 
