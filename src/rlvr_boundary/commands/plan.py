@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     opts = PlanOptions(gain_at=args.gain_at, loss_at=args.loss_at, power=args.power,
                        budgets=budgets, prompts=args.prompts, sims=args.sims, alpha=args.alpha,
                        seed=args.seed)
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--json": args.json}, [args.base, args.rl])
     base = load_model_counts(args.base, fmt=args.format, label="base")
     rl = load_model_counts(args.rl, fmt=args.format, label="rl")
     al = align([base, rl])

@@ -116,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
     label = args.label or Path(str(args.model).rstrip("/")).name
     opts = SampleOptions(n=args.n, params=params, template=args.template, label=label,
                          shard_size=args.shard_size)
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--json": args.json}, [args.prompts, args.match_entropy_of],
+                  folders={"--out": args.out})
     prompts = read_prompts(args.prompts, args.id_field, args.prompt_field)
     backend = build_backend(args)
     matched = None

@@ -93,7 +93,8 @@ def run_frontier(args) -> int:
         raise InputError("--taus must lie in 2..10000 and --kmax in 1..10^9", field="taus")
     from rlvr_boundary.io.outputs import check_outputs
 
-    check_outputs({"--out": args.out, "--json": args.json}, [args.matrix])
+    check_outputs({"--out": args.out, "--json": args.json}, [args.matrix],
+                  suffixes={"--out": (".png", ".pdf", ".svg")})
     opts = FrontierOptions(taus=args.taus, kmax=args.kmax)
     from rlvr_boundary.io.matrix import read_matrix
 

@@ -90,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
     src = Path(args.rollouts)
     out = Path(args.out) if args.out else src.with_name(
         src.name.split(".")[0] + ".verified.parquet")
+    from rlvr_boundary.io.outputs import check_outputs
+
+    single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
+    check_outputs({"--json": args.json, "--out": out if single else None},
+                  [src, Path(args.gold)], folders={"--out": None if single else out})
     with progress() as bar:
         task = bar.add_task(f"grading ({args.task})", total=None)
         summary = verify_table(src, Path(args.gold), out, opts,
