@@ -283,7 +283,7 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
                               sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path)))
         return out
     derive = "text" in names and not (names & set(QUALITY_COLUMNS))
-    reducer = CountReducer()
+    reducer = CountReducer(path)
     row = 1
     for batch in table.to_batches(max_chunksize=BATCH_ROWS):
         feed(validate_batch(batch, path, row), reducer, facts, derive, progress)
@@ -309,7 +309,7 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
         raise InputError(f"unknown format '{fmt}'; known: "
                          f"{', '.join([*NATIVE_FORMATS, *adapters.ADAPTERS])}", path=path)
     if getattr(adapters.ADAPTERS[fmt], "STREAMS", False):
-        reducer = CountReducer()
+        reducer = CountReducer(path)
         row = [1]
 
         def sink(batch) -> None:

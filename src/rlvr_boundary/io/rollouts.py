@@ -107,7 +107,7 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
     if target == pa.bool_():
         if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
             ok = pc.or_(pc.is_null(arr), pc.is_in(arr, value_set=pa.array([0, 1], arr.type)))
-            if not pc.all(ok).as_py():
+            if not pc.all(ok, min_count=0).as_py():
                 i = pc.index(ok, False).as_py()
                 raise fail(i, f"expected a boolean (or 0/1), found {arr[i].as_py()!r}")
             return pc.not_equal(arr, pa.scalar(0, arr.type))
@@ -133,7 +133,7 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
         if pa.types.is_floating(arr.type):
             whole = pc.or_(pc.is_null(arr), pc.and_(pc.equal(pc.floor(arr), arr),
                                                     pc.less(pc.abs(arr), 2.0**63)))
-            if not pc.all(pc.fill_null(whole, False)).as_py():
+            if not pc.all(pc.fill_null(whole, False), min_count=0).as_py():
                 i = pc.index(pc.fill_null(whole, False), False).as_py()
                 raise fail(i, f"expected an integer, found {arr[i].as_py()!r}")
             return arr.cast(pa.int64())
@@ -177,7 +177,7 @@ def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int,
     if "verify_status" in cols:
         ok = pc.or_(pc.is_null(cols["verify_status"]),
                     pc.is_in(cols["verify_status"], value_set=pa.array(VERIFY_STATUSES)))
-        if not pc.all(ok).as_py():
+        if not pc.all(ok, min_count=0).as_py():
             i = pc.index(ok, False).as_py()
             raise InputError(
                 f"verify_status must be one of {list(VERIFY_STATUSES)}, found "
@@ -365,48 +365,186 @@ def read_manifest(table_path: str | Path) -> dict | None:
 
 
 def _sample_idx_check(agg: pa.Table, path: Path) -> None:
-    """Each (prompt, model) must hold sample_idx 0..n-1 exactly once.
+    """Each (prompt, model) must hold sample_idx 0..n-1: no index outside that range.
 
-    Streaming, we keep count, min, max, sum and sum of squares per group: the
-    first two moments of a multiset of n non-negative integers with min 0 and
-    max n-1 equal those of 0..n-1 only if it is a permutation of 0..n-1, except
-    for rare multisets that trade a duplicate against a gap in a way that also
-    preserves the sum of squares. Any duplicated or missing row (the usual
-    failure: a shard written twice, a crash mid-run) changes the count or sum.
+    Duplicates were refused while reading (:class:`SampleIndexSet`, exact). Without
+    a duplicate, ``n`` distinct non-negative integers are exactly ``0..n-1`` iff
+    their minimum is 0 and their maximum ``n - 1``; anything else means missing
+    samples (a gap) or an index past the end.
     """
     n = agg.column("n").to_numpy()
     lo = agg.column("idx_min").to_numpy()
     hi = agg.column("idx_max").to_numpy()
-    s1 = agg.column("idx_sum").to_numpy().astype(float)
-    s2 = agg.column("idx_sum2").to_numpy().astype(float)
-    nf = n.astype(float)
-    ok = (lo == 0) & (hi == n - 1) & (s1 == nf * (nf - 1) / 2) & (
-        s2 == (nf - 1) * nf * (2 * nf - 1) / 6)
+    ok = (lo == 0) & (hi == n - 1)
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         pid = agg.column("prompt_id")[i].as_py()
         model = agg.column("model")[i].as_py()
         raise InputError(
             f"prompt '{pid}' of model '{model}' has {n[i]} rows but sample_idx is not "
-            f"0..{n[i] - 1} exactly once (min {lo[i]}, max {hi[i]}): duplicated or missing "
-            f"samples", path=path, field="sample_idx")
+            f"0..{n[i] - 1} exactly once (min {lo[i]}, max {hi[i]}): missing samples, or "
+            "indices past the end", path=path, field="sample_idx")
+
+
+class SampleIndexSet:
+    """Exact duplicate detection of ``sample_idx`` within each (prompt, model), streaming.
+
+    Moments (count, sum, sum of squares) cannot tell ``{0,1,1,4,5,5,6,6,8,9}`` from
+    ``0..9``; this keeps the indices themselves, compactly. Per group it holds a
+    prefix length ``L`` (every index below ``L`` seen once) and, for indices that
+    arrive ahead of their predecessors, a few sorted runs of 64-bit keys
+    ``group << 32 | index``. Tables written in order (any interleaving of groups,
+    each group ascending) cost one integer per group; rows out of order within
+    their group cost 8 bytes each until the gap before them fills. Every new index
+    is checked against the prefix, the runs and its own batch, so the first
+    repeated index is refused with its prompt, model and value.
+
+    Notes
+    -----
+    Memory is bounded by :data:`MAX_PENDING` out-of-order indices (128 MB); a table
+    shuffled worse than that is refused with the advice to sort it. Group keys are
+    held once each (a dictionary of the (prompt, model) pairs seen).
+    """
+
+    #: Most indices held out of order at once (8 bytes each, twice while runs merge).
+    MAX_PENDING = 16_000_000
+    #: Sorted runs kept before they are merged (and their contiguous heads absorbed).
+    MAX_RUNS = 16
+
+    def __init__(self) -> None:
+        self.codes: dict[tuple[str, str], int] = {}
+        self.prefix = np.zeros(1024, dtype=np.int64)  # (groups,) every index < L seen
+        self.runs: list[np.ndarray] = []  # sorted, disjoint int64 keys
+        self.pending = 0
+
+    def add(self, batch: pa.Table, path: Path | None = None) -> None:
+        """Record the (prompt_id, model, sample_idx) of a validated batch; refuse a repeat."""
+        if batch.num_rows == 0:
+            return
+        pid = batch.column("prompt_id").combine_chunks()
+        model = batch.column("model").combine_chunks()
+        idx = batch.column("sample_idx").combine_chunks().to_numpy(zero_copy_only=False)
+        if idx.max() >= 2**32:
+            i = int(np.argmax(idx >= 2**32))
+            raise InputError(f"sample_idx {int(idx[i])} of prompt '{pid[i].as_py()}' is out of "
+                             "range: the samples of a (prompt, model) are numbered 0..n-1",
+                             path=path, field="sample_idx")
+        # Group code of each row: the batch's distinct (prompt, model) pairs looked up once.
+        pe = pc.dictionary_encode(pid)
+        pl = pe.indices.to_numpy(zero_copy_only=False)
+        if model.null_count == 0 and pc.all(pc.equal(model, model[0]), min_count=0).as_py():
+            # one model in the batch (the usual case): the prompt's code is the pair's
+            nm, mnames = 1, [model[0].as_py()]
+            pairs, inv = np.arange(len(pe.dictionary)), pl
+        else:
+            me = pc.dictionary_encode(model)
+            nm, mnames = len(me.dictionary), me.dictionary.to_pylist()
+            pairs, inv = np.unique(pl * nm + me.indices.to_numpy(zero_copy_only=False),
+                                   return_inverse=True)
+        pnames = pe.dictionary.to_pylist()
+        codes = self.codes
+        local = np.fromiter((codes.setdefault((pnames[u // nm], mnames[u % nm]), len(codes))
+                             for u in pairs.tolist()), np.int64, pairs.size)
+        if len(codes) > self.prefix.size:
+            self.prefix = np.concatenate([self.prefix, np.zeros(max(len(codes), self.prefix.size),
+                                                                np.int64)])
+        g = local[inv.reshape(-1)]  # (rows,) int64 group code
+        keys = (g << 32) | idx  # (rows,) int64: codes < 2**31, indices < 2**32
+        if keys.size < 2 or bool(np.all(keys[1:] > keys[:-1])):
+            order, k = None, keys  # already sorted and distinct: groups in turn, each ascending
+        else:
+            order = np.argsort(keys, kind="stable")
+            k = keys[order]  # (rows,) sorted
+            repeat = np.flatnonzero(k[1:] == k[:-1])
+            if repeat.size:
+                self._fail(batch, int(order[repeat[0] + 1]), path)
+        gi, ii = k >> 32, k & 0xFFFFFFFF
+        row = (lambda j: j) if order is None else (lambda j: int(order[j]))
+        seen = ii < self.prefix[gi]
+        if seen.any():
+            self._fail(batch, row(int(np.argmax(seen))), path)
+        for run in self.runs:
+            pos = np.minimum(np.searchsorted(run, k), run.size - 1)
+            hit = run[pos] == k
+            if hit.any():
+                self._fail(batch, row(int(np.argmax(hit))), path)
+        ahead = self._extend(gi, ii)
+        if ahead.any():
+            self.runs.append(k[ahead])
+            self.pending += int(ahead.sum())
+            if len(self.runs) > self.MAX_RUNS:
+                self._compact()
+
+    def _extend(self, gi: np.ndarray, ii: np.ndarray) -> np.ndarray:
+        """Grow each group's prefix by its indices that continue it; return the others.
+
+        ``gi, ii`` are sorted by (group, index) without repeats: within a group the
+        indices ``L, L+1, ...`` come first, so a row continues the prefix exactly
+        when ``index == L + rank in its group``.
+        """
+        pos = np.arange(gi.size)
+        first = np.empty(gi.size, dtype=bool)  # first row of each group
+        first[:1] = True
+        np.not_equal(gi[1:], gi[:-1], out=first[1:])
+        rank = pos - np.maximum.accumulate(np.where(first, pos, 0))
+        cont = ii == self.prefix[gi] + rank
+        self.prefix += np.bincount(gi[cont], minlength=self.prefix.size)
+        return ~cont
+
+    def _compact(self) -> None:
+        """Merge the runs into one and absorb the indices that now continue a prefix."""
+        k = np.concatenate(self.runs)
+        self.runs = []
+        k.sort()
+        keep = np.ones(k.size, dtype=bool)
+        step = 1 << 22  # temporaries of 4M keys at a time, cut at group boundaries
+        a = 0
+        while a < k.size:
+            b = min(a + step, k.size)
+            if b < k.size:  # extend to the end of the group at b - 1
+                b = int(np.searchsorted(k, ((k[b - 1] >> 32) + 1) << 32))
+            gi, ii = k[a:b] >> 32, k[a:b] & 0xFFFFFFFF
+            keep[a:b] = self._extend(gi, ii)
+            a = b
+        rest = k[keep]
+        del k, keep
+        self.runs = [rest] if rest.size else []
+        self.pending = int(rest.size)
+        if self.pending > self.MAX_PENDING:
+            raise InputError(
+                f"more than {self.MAX_PENDING:,} samples arrive ahead of a lower sample_idx of "
+                "their (prompt, model): too far out of order to check for duplicates in bounded "
+                "memory; sort the table by prompt_id, model, sample_idx")
+
+    @staticmethod
+    def _fail(batch: pa.Table, row: int, path: Path | None) -> None:
+        pid = batch.column("prompt_id")[row].as_py()
+        model = batch.column("model")[row].as_py()
+        idx = batch.column("sample_idx")[row].as_py()
+        raise InputError(f"prompt '{pid}' of model '{model}' has sample_idx {idx} more than "
+                         "once: duplicated samples (a shard or a file read twice?); each index "
+                         "0..n-1 must appear exactly once", path=path, field="sample_idx")
 
 
 class CountReducer:
     """Per-prompt counts of every model, accumulated batch by batch in bounded memory.
 
     Feed validated rollout batches to :meth:`add` (from a file, a shard
-    directory or an adapter's in-memory table); :meth:`result` checks that every
-    (prompt, model) holds ``sample_idx`` 0..n-1 exactly once and returns the
-    counts. Partial aggregates are compacted every 16 batches.
+    directory or an adapter's in-memory table); a repeated ``sample_idx`` is refused
+    as soon as it is read (:class:`SampleIndexSet`), and :meth:`result` checks that
+    every (prompt, model) holds ``sample_idx`` 0..n-1 and returns the counts.
+    Partial aggregates are compacted every 16 batches.
     """
 
     _AGGS = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
-             ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
+             ("sample_idx", "max")]
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
         self.parts: list[pa.Table] = []
         self.rows = 0
+        #: The file named in a duplicate's error (the reader's path).
+        self.path = None if path is None else Path(path)
+        self.indices = SampleIndexSet()
         #: ``correct__<scorer>`` columns (two or more), fixed by the first batch; their
         #: per-prompt sums and a :class:`~rlvr_boundary.io.verdicts.VerdictTally` ride along.
         self.scorers: list[str] | None = None
@@ -418,8 +556,8 @@ class CountReducer:
         if self.scorers is None:
             self.scorers = scorer_columns(batch.column_names)
             self.tally = VerdictTally(self.scorers) if self.scorers else None
+        self.indices.add(batch, self.path)
         t = batch.select(["prompt_id", "model", "sample_idx", "correct"])
-        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
         t = t.set_column(t.column_names.index("correct"), "correct",
                          t.column("correct").cast(pa.int64()))
         if self.tally is not None:
@@ -430,8 +568,7 @@ class CountReducer:
         g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
         self.parts.append(g.rename_columns(
             {"correct_sum": "c", "correct_count": "n", "sample_idx_min": "idx_min",
-             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2",
-             **{f"{col}_sum": col for col in self.scorers or []}}))
+             "sample_idx_max": "idx_max", **{f"{col}_sum": col for col in self.scorers or []}}))
         self.rows += batch.num_rows
         if len(self.parts) > 16:  # compact partial aggregates to keep memory bounded
             self.parts = [self._merge(self.parts, self.scorers)]
@@ -441,10 +578,9 @@ class CountReducer:
         t = pa.concat_tables(tables)
         g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
             [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
-             ("idx_sum", "sum"), ("idx_sum2", "sum"), *[(col, "sum") for col in scorers or []]])
+             *[(col, "sum") for col in scorers or []]])
         return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
-                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
-                                 "idx_sum2_sum": "idx_sum2",
+                                 "idx_max_max": "idx_max",
                                  **{f"{col}_sum": col for col in scorers or []}})
 
     def result(self, path: str | Path) -> dict[str, Counts]:
@@ -478,7 +614,7 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
     """
     from rlvr_boundary.io.verdicts import TALLY_COLUMNS, scorer_columns
 
-    reducer = CountReducer()
+    reducer = CountReducer(path)
     scorers = scorer_columns(table_columns(path))
     want = [*REQUIRED_ROLLOUT, *scorers, *(TALLY_COLUMNS if scorers else ())]
     for batch in iter_rollout_batches(path, want, batch_rows=batch_rows):
@@ -491,9 +627,25 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
 # ----------------------------------------------------------------------------- writing
 
 
+#: Endings of a rollout table this tool writes (the format follows the ending).
+ROLLOUT_WRITE_SUFFIXES = (".parquet", ".jsonl")
+
+
+def check_rollout_suffix(path: str | Path, flag: str | None = None) -> None:
+    """Refuse a rollout-table output whose ending is not ``.parquet`` or ``.jsonl``.
+
+    The ending chooses the format: ``o.csv`` would otherwise hold Parquet bytes
+    under a CSV name, and ``.jsonl.gz`` JSON text under a gzip name.
+    """
+    if not str(path).lower().endswith(ROLLOUT_WRITE_SUFFIXES):
+        raise InputError(f"{flag + ': ' if flag else ''}{path}: a rollout table is written as "
+                         "Parquet (.parquet) or JSON Lines (.jsonl); the format follows the "
+                         "ending")
+
+
 def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = None, *,
                    required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
-    """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
+    """Write a rollout table atomically (``.parquet`` or ``.jsonl``, by suffix) and its manifest.
 
     What is written is the validated table: canonical types (0/1 verdicts become
     booleans, integer ids strings, ...), checked row by row as when reading. The
@@ -502,8 +654,9 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
     copied manifest cannot keep stale versions.
     """
     path = Path(path)
+    check_rollout_suffix(path)
     table = validate_batch(table, path, 1, required)
-    if is_jsonl(path):
+    if path.name.lower().endswith(".jsonl"):
         with atomic_open(path, "w") as fh:
             for batch in table.to_batches(BATCH_ROWS):
                 for row in batch.to_pylist():
