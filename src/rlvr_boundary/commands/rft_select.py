@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     out_ = Path(args.out) if args.out else default_out(src)
     check_outputs({"--out": out_, "--out (its manifest)": manifest_path_for(out_),
                    "--summary": Path(args.summary) if args.summary else summary_path_for(out_)},
-                  [src, manifest_path_for(src)])
+                  [src, manifest_path_for(src)], suffixes={"--out": (".parquet", ".jsonl")})
     need = ["text", "correct"] + ([STRATEGY_COLUMNS[opts.by]] if STRATEGY_COLUMNS[opts.by] else [])
     have = set(table_columns(src))
     for col in need:
