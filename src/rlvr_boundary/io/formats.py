@@ -187,7 +187,10 @@ def _iter_table_rows(path: Path):
         delim = "\t" if ".tsv" in path.name.lower() else ","
         # Lines are bounded by the line reader; a field may be as long as a line.
         csv.field_size_limit(MAX_LINE_BYTES)
-        reader = csv.reader((text for _, text in iter_text_lines(path)), delimiter=delim)
+        # Not UTF-8 is an error here (every cell is an id, a label or a count: replacing
+        # bytes could merge two ids).
+        reader = csv.reader((text for _, text in iter_text_lines(path, replace_invalid=False)),
+                            delimiter=delim)
         try:
             header = next(reader, None)
             if not header:
@@ -517,6 +520,36 @@ def parse_price_table(text: str, source: str, kind: str = "auto"):
     return _price_from_lines(lines, source, kind)
 
 
+def _check_curve_row(vals: list[float], prev: list[float] | None, header, source: str,
+                     line: int) -> None:
+    """One row ``k, pass@k base, pass@k RL`` of a published curve, against the row before.
+
+    Budgets increase strictly; pass@k lies in [0, 1] and never decreases as k grows
+    (a sample budget that grows can only solve more), so a falling value is a
+    misread table, a column of something else (pass@1 per step, a loss), or rows
+    out of order, and the crossings and price read from it would be meaningless.
+    """
+    k = vals[0]
+    if k <= 0:
+        raise InputError(f"budget k must be > 0, found {k:g}", path=source, line=line, field="k")
+    names = header[1:3] if header and len(header) >= 3 else ["base", "RL"]
+    for col, v in zip(names, vals[1:]):
+        if not 0 <= v <= 1:
+            raise InputError(f"pass@k must lie in [0, 1] (give fractions, not percent), found "
+                             f"{v:g}", path=source, line=line, field=str(col))
+    if prev is None:
+        return
+    if k <= prev[0]:
+        raise InputError(f"budgets must increase down the rows: k = {k:g} after k = {prev[0]:g}",
+                         path=source, line=line, field="k")
+    for col, v, before in zip(names, vals[1:], prev[1:]):
+        if v < before:
+            raise InputError(
+                f"pass@k of {col} falls from {before:g} at k = {prev[0]:g} to {v:g} at k = {k:g}; "
+                "pass@k never decreases as k grows: is this column a pass@k curve?",
+                path=source, line=line, field=str(col))
+
+
 def _price_from_lines(lines, source: str, kind: str):
     """The parser of :func:`read_price_table` on ``(line number, text)`` pairs."""
     header, delim, ncol, first = None, None, None, None
@@ -580,6 +613,7 @@ def _price_from_lines(lines, source: str, kind: str):
             if len(chunk) >= 65_536:
                 flush()
         else:
+            _check_curve_row(vals, rows[-1] if rows else None, header, source, i)
             rows.append(vals)
             if len(rows) > MAX_CURVE_ROWS:
                 raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",

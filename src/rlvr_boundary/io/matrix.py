@@ -46,6 +46,19 @@ def parse_matrix(text: str, source):
     return _parse_lines(enumerate(text.splitlines(), start=1), source)
 
 
+def _unique_names(ids: list[str], what: str, source, line: int) -> None:
+    """Refuse an empty or repeated name in the header: each column must be one prompt."""
+    seen: dict[str, int] = {}
+    for j, x in enumerate(ids):
+        col = j + 3  # strategy and pi0 come first
+        if not x:
+            raise InputError(f"column {col} of the header has no {what}", path=source, line=line)
+        if x in seen:
+            raise InputError(f"{what} {x!r} names columns {seen[x]} and {col}; each column must "
+                             "be a different prompt", path=source, line=line, field=x)
+        seen[x] = col
+
+
 def _parse_lines(lines, source):
     csv.field_size_limit(MAX_LINE_BYTES)
     try:
@@ -60,11 +73,22 @@ def _parse_lines(lines, source):
     if len(head) < 3 or head[1].lower() != "pi0":
         raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=source,
                          line=rows[0][0])
+    _unique_names(head[2:], "prompt id", source, rows[0][0])
     names, pi0, F = [], [], []
+    first_line: dict[str, int] = {}
     for i, r in rows[1:]:
         if len(r) != len(head):
             raise InputError(f"expected {len(head)} fields, found {len(r)}", path=source, line=i)
-        names.append(r[0].strip())
+        name = r[0].strip()
+        if not name:
+            raise InputError("a strategy needs a name (the first field)", path=source, line=i,
+                             field=head[0] or "strategy")
+        if name in first_line:
+            raise InputError(f"strategy {name!r} appears twice (first on line {first_line[name]});"
+                             " each row is one strategy", path=source, line=i,
+                             field=head[0] or "strategy")
+        first_line[name] = i
+        names.append(name)
         try:
             vals = [float(x) for x in r[1:]]
         except ValueError:

@@ -66,6 +66,12 @@ def iter_text_lines(path: Path, *, replace_invalid: bool = True) -> Iterator[tup
     line whose structure they break is then malformed where it is parsed), unless
     ``replace_invalid`` is False, when they are an error naming the line.
     """
+    for lineno, text, _ in _decoded_lines(path, replace_invalid):
+        yield lineno, text
+
+
+def _decoded_lines(path: Path, replace_invalid: bool) -> Iterator[tuple[int, str, bytes | None]]:
+    """:func:`iter_text_lines`, also giving the raw bytes of a line that was not UTF-8."""
     n_bad = 0
     note_input(path)
     try:
@@ -82,14 +88,13 @@ def iter_text_lines(path: Path, *, replace_invalid: bool = True) -> Iterator[tup
                 if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
                 try:
-                    text = raw.decode("utf-8")
+                    yield lineno, raw.decode("utf-8"), None
                 except UnicodeDecodeError as exc:
                     if not replace_invalid:
                         raise InputError(f"line is not valid UTF-8 ({exc.reason})", path=path,
                                          line=lineno) from None
-                    text = raw.decode("utf-8", errors="replace")
                     n_bad += 1
-                yield lineno, text
+                    yield lineno, raw.decode("utf-8", errors="replace"), raw
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         if isinstance(exc, FileNotFoundError):
             raise InputError("file not found", path=path) from None
@@ -102,26 +107,71 @@ def iter_text_lines(path: Path, *, replace_invalid: bool = True) -> Iterator[tup
                         "U+FFFD", path, n_bad)
 
 
+#: JSON keys that name a prompt or a model in some format we read (an id, or verl's prompt
+#: text that is hashed into one). Their values must be exact: two ids that differ only in
+#: bytes that are not UTF-8 (``p5\xff\xfe``, ``p5\xff\xfd``) would both read as ``p5`` plus
+#: replacement characters and be merged into one prompt.
+ID_KEYS = frozenset({"id", "prompt_id", "doc_id", "custom_id", "request_id", "idx",
+                     "unique_id", "task_id", "question_id", "model", "input"})
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def _bad_id(obj, depth: int = 0) -> str | None:
+    """The first key of :data:`ID_KEYS` (at any depth) whose string holds a surrogate."""
+    if depth > 32:
+        return None
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj)
+    for k, v in items:
+        if isinstance(v, str):
+            if k in ID_KEYS and _has_surrogate(v):
+                return str(k)
+        elif isinstance(v, dict) or (isinstance(v, list) and v and
+                                     isinstance(v[0], (dict, list))):
+            found = _bad_id(v, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _loads(text: str, path: Path, lineno: int):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
+                         path=path, line=lineno) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", path=path, line=lineno) from None
+
+
 def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
 
     Raises :class:`InputError` naming the line on malformed JSON, a non-object
     line, or a line longer than :data:`MAX_LINE_BYTES`. Invalid UTF-8 is
-    replaced (see :func:`iter_text_lines`).
+    replaced (see :func:`iter_text_lines`), except in the fields that name a
+    prompt or a model (:data:`ID_KEYS`): there bytes that are not UTF-8, or lone
+    surrogates written as JSON escapes, are an error naming the line and field,
+    because replacing them could make two different ids equal.
     """
-    for lineno, line in iter_text_lines(path):
+    for lineno, line, raw in _decoded_lines(path, True):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                             path=path, line=lineno) from None
-        except RecursionError:
-            raise InputError("JSON nested too deeply", path=path, line=lineno) from None
+        obj = _loads(line, path, lineno)
         if not isinstance(obj, dict):
             raise InputError(f"expected a JSON object, found {type(obj).__name__}",
                              path=path, line=lineno)
+        if raw is not None or "\\u" in line:
+            exact = obj if raw is None else _loads(raw.decode("utf-8", "surrogateescape"),
+                                                   path, lineno)
+            bad = _bad_id(exact) if isinstance(exact, dict) else None
+            if bad is not None:
+                raise InputError("an id holds bytes that are not valid UTF-8 (or a lone "
+                                 "surrogate); ids must be exact text, and replacing those bytes "
+                                 "could make two different ids equal", path=path, line=lineno,
+                                 field=bad)
         yield lineno, obj
 
 

@@ -1,0 +1,126 @@
+"""Input checks that cannot be fooled: exact ids, monotone curves, unique names, bounded reads."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.formats import load_counts, parse_price_table
+from rlvr_boundary.io.matrix import parse_matrix
+from rlvr_boundary.io.text import iter_json_lines
+from tests.fuzz.harness import run_cli
+
+# ----------------------------------------------------------------------------- ids
+
+
+def test_ids_that_differ_only_in_invalid_bytes_are_refused_not_merged(tmp_path):
+    (tmp_path / "b.jsonl").write_bytes(b'{"id": "p5\xff\xfe", "n": 4, "c": 1}\n'
+                                       b'{"id": "q", "n": 4, "c": 1}\n')
+    (tmp_path / "r.jsonl").write_bytes(b'{"id": "q", "n": 4, "c": 1}\n'
+                                       b'{"id": "p5\xff\xfd", "n": 4, "c": 3}\n')
+    with pytest.raises(InputError) as e:
+        load_counts(tmp_path / "r.jsonl")
+    assert (e.value.line, e.value.field) == (2, "id") and "not valid UTF-8" in str(e.value)
+    code, err = run_cli(tmp_path, ["compare", "--base", "b.jsonl", "--rl", "r.jsonl"])
+    assert code == 2 and "b.jsonl:1, field 'id'" in err
+
+
+@pytest.mark.parametrize("line, field", [
+    (b'{"prompt_id": "a\xff", "model": "m", "sample_idx": 0, "correct": true}', "prompt_id"),
+    (b'{"prompt_id": "a", "model": "m\xfe", "sample_idx": 0, "correct": true}', "model"),
+    (b'{"prompt_id": "a\\udcff", "model": "m", "sample_idx": 0, "correct": true}', "prompt_id"),
+    (b'{"custom_id": "r\xff", "response": {}}', "custom_id"),
+    (b'{"doc": {"id": "x\\ud800"}, "n": 1}', "id"),
+])
+def test_an_id_with_invalid_bytes_or_a_lone_surrogate_is_refused(tmp_path, line, field):
+    (tmp_path / "x.jsonl").write_bytes(b'{"prompt_id": "ok"}\n' + line + b"\n")
+    with pytest.raises(InputError) as e:
+        list(iter_json_lines(tmp_path / "x.jsonl"))
+    assert (e.value.line, e.value.field) == (2, field)
+
+
+def test_invalid_bytes_in_model_text_are_still_replaced(tmp_path):
+    (tmp_path / "x.jsonl").write_bytes(b'{"prompt_id": "a", "text": "so \xff\xfe \\udcff 4"}\n')
+    (_, obj), = iter_json_lines(tmp_path / "x.jsonl")
+    assert obj["prompt_id"] == "a" and "\ufffd" in obj["text"]
+
+
+def test_a_genuine_replacement_character_in_an_id_is_kept(tmp_path):
+    """U+FFFD written as valid UTF-8 is a character like any other: no bytes were lost."""
+    (tmp_path / "x.jsonl").write_text('{"id": "p\ufffd", "n": 2, "c": 1}\n', encoding="utf-8")
+    ct, = load_counts(tmp_path / "x.jsonl")
+    assert ct.prompt_ids.tolist() == ["p\ufffd"]
+
+
+def test_a_count_table_csv_that_is_not_utf8_is_refused_at_the_line(tmp_path):
+    (tmp_path / "t.csv").write_bytes(b"prompt_id,model,n,c\na,m,4,1\np5\xff\xfe,m,4,1\n")
+    with pytest.raises(InputError, match="not valid UTF-8") as e:
+        load_counts(tmp_path / "t.csv")
+    assert e.value.line == 3
+
+
+# ----------------------------------------------------------------------------- published curves
+
+
+@pytest.mark.parametrize("text, line, field, message", [
+    ("k,base,rl\n1,0.5,0.6\n2,0.3,0.4\n4,0.1,0.05\n", 3, "base", "falls from 0.5 at k = 1"),
+    ("k,base,rl\n1,0.2,0.6\n4,0.3,0.5\n", 3, "rl", "falls from 0.6 at k = 1 to 0.5 at k = 4"),
+    ("1 0.2 0.3\n4 0.3 0.3\n4 0.4 0.4\n", 3, "k", "increase down the rows"),
+    ("k,base,rl\n1,20,30\n", 2, "base", "fractions, not percent"),
+    ("k,base,rl\n0,0.1,0.2\n", 2, "k", "k must be > 0"),
+])
+def test_a_curve_that_is_not_a_pass_at_k_curve_is_refused(text, line, field, message):
+    with pytest.raises(InputError) as e:
+        parse_price_table(text, "<pasted>")
+    assert message in str(e.value)
+    assert (e.value.line, e.value.field) == (line, field)
+
+
+def test_the_published_anchor_and_flat_stretches_are_accepted(tmp_path):
+    text = "k, base, GRPO\n1, .102, .251\n4, .224, .368\n16, .392, .496\n64, .578, .608\n" \
+           "256, .691, .683\n"
+    kind, header, curve, _ = parse_price_table(text, "<pasted>")
+    assert kind == "curve" and curve.shape == (5, 3)
+    parse_price_table("1 0.5 0.5\n2 0.5 0.5\n", "<pasted>")  # equal values: allowed
+    (tmp_path / "dec.csv").write_text("k,base,rl\n1,0.5,0.6\n2,0.3,0.4\n4,0.1,0.05\n")
+    code, err = run_cli(tmp_path, ["price", "dec.csv"])
+    assert code == 2 and "dec.csv:3, field 'base'" in err and "k* =" not in err
+
+
+# ----------------------------------------------------------------------------- theory matrix
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("strategy,pi0,p1,p1,p3\nA,0.5,0.9,0.1,0.5\nB,0.5,0.2,0.8,0.5\n", 1,
+     "prompt id 'p1' names columns 3 and 4"),
+    ("strategy,pi0,p1,p2\nA,0.5,0.9,0.1\nA,0.5,0.2,0.8\n", 3,
+     "strategy 'A' appears twice (first on line 2)"),
+    ("strategy,pi0,p1,,p3\nA,1,0.9,0.1,0.5\n", 1, "column 4 of the header has no prompt id"),
+    ("strategy,pi0,p1\n,1,0.9\n", 2, "a strategy needs a name"),
+])
+def test_duplicate_or_empty_names_in_a_matrix_are_refused(text, line, message):
+    with pytest.raises(InputError) as e:
+        parse_matrix(text, "m.csv")
+    assert message in str(e.value)
+    assert e.value.line == line
+
+
+def test_theory_diagnose_refuses_duplicate_columns_from_the_cli(tmp_path):
+    (tmp_path / "m.csv").write_text("strategy,pi0,p1,p1\nA,0.5,0.9,0.1\nB,0.5,0.2,0.8\n")
+    code, err = run_cli(tmp_path, ["theory", "diagnose", "m.csv"])
+    assert code == 2 and "m.csv:1, field 'p1'" in err
+
+
+def test_unique_names_parse_as_before():
+    names, pi0, F, prompts = parse_matrix("strategy,pi0,a,b\nS,0.25,1,0\nT,0.75,0,1\n", "m")
+    assert names == ["S", "T"] and prompts == ["a", "b"]
+    assert np.allclose(pi0, [0.25, 0.75]) and F.tolist() == [[1, 0], [0, 1]]
+
+
+def test_read_json_lines_round_trip(tmp_path):
+    rows = [{"id": "a\u00e9", "n": 2, "c": 1}, {"id": "\u4e2d", "n": 2, "c": 0}]
+    (tmp_path / "x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))  # \\u escapes
+    assert [o for _, o in iter_json_lines(tmp_path / "x.jsonl")] == rows
