@@ -124,3 +124,47 @@ def test_read_json_lines_round_trip(tmp_path):
     rows = [{"id": "a\u00e9", "n": 2, "c": 1}, {"id": "\u4e2d", "n": 2, "c": 0}]
     (tmp_path / "x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))  # \\u escapes
     assert [o for _, o in iter_json_lines(tmp_path / "x.jsonl")] == rows
+
+
+# ----------------------------------------------------------------------------- bounded CSV records
+
+
+def test_csv_records_line_numbers_quotes_bom_and_blank_lines(tmp_path):
+    from rlvr_boundary.io.text import iter_csv_records
+
+    (tmp_path / "g.csv").write_bytes(b'\xef\xbb\xbfprompt_id,answer\n\na,"1,2"\n'
+                                     b'b,"two\nlines"\n\nc,3\n')
+    got = list(iter_csv_records(tmp_path / "g.csv"))
+    assert got == [(3, {"prompt_id": "a", "answer": "1,2"}),
+                   (4, {"prompt_id": "b", "answer": "two\nlines"}),
+                   (7, {"prompt_id": "c", "answer": "3"})]
+    (tmp_path / "t.tsv").write_text("id\tanswer\nx\t4\n")
+    assert list(iter_csv_records(tmp_path / "t.tsv")) == [(2, {"id": "x", "answer": "4"})]
+    (tmp_path / "w.csv").write_text("a,b\n1,2,3\n")
+    with pytest.raises(InputError, match="row has 3 values, the header has 2"):
+        list(iter_csv_records(tmp_path / "w.csv"))
+
+
+def test_a_gold_csv_without_newlines_is_refused_unread(tmp_path, monkeypatch):
+    """The same reader as a 2 GB file without newlines (benchmarks/fuzz_catalogue.py runs
+    that one), with the line limit lowered so the test stays small."""
+    import rlvr_boundary.io.text as T
+
+    monkeypatch.setattr(T, "MAX_LINE_BYTES", 1000)
+    (tmp_path / "gold.csv").write_text("prompt_id,answer\n" + "a" * 5000)
+    (tmp_path / "raw.jsonl").write_text('{"prompt_id": "a", "model": "m", "sample_idx": 0, '
+                                        '"text": "4"}\n')
+    code, err = run_cli(tmp_path, ["verify", "raw.jsonl", "--gold", "gold.csv", "--backend",
+                                   "canonical", "--out", "v.parquet"])
+    assert code == 2 and "gold.csv:2: line is longer than" in err
+    assert not (tmp_path / "v.parquet").exists()
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b"a", b"a\n", b"a\n\n b \n  \nc", b" \n" * 5,
+                                  b"x" * 3000 + b"\n" + b"y" * 10])
+def test_count_nonblank_lines_equals_the_line_loop(tmp_path, data):
+    from rlvr_boundary.io.text import count_nonblank_lines
+
+    (tmp_path / "f.jsonl").write_bytes(data)
+    ref = sum(1 for line in data.split(b"\n") if line.strip())
+    assert count_nonblank_lines(tmp_path / "f.jsonl", chunk=7) == ref

@@ -175,6 +175,65 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
         yield lineno, obj
 
 
+def iter_csv_records(path: Path, *, replace_invalid: bool = False
+                     ) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield ``(line_number, {header: cell})`` of a CSV (``.tsv``: tab-separated) file.
+
+    The file is read line by line through :func:`iter_text_lines` (each line at most
+    :data:`MAX_LINE_BYTES`, a byte-order mark dropped, bytes that are not UTF-8 an
+    error naming the line unless ``replace_invalid``), so a file without newlines is
+    refused before it is held in memory. A quoted field may span lines; a field may
+    be as long as a line, and no longer. Blank lines are skipped (still counted in
+    line numbers); a row with more cells than the header is an error. The line number
+    is the first line of the record.
+    """
+    import csv
+
+    csv.field_size_limit(MAX_LINE_BYTES)
+    delim = "\t" if ".tsv" in path.name.lower() else ","
+    lines = iter_text_lines(path, replace_invalid=replace_invalid)
+    reader = csv.reader((text for _, text in lines), delimiter=delim)
+    try:
+        header = None
+        start = 1
+        for cells in reader:
+            line = start
+            start = reader.line_num + 1
+            if not cells or not any(c.strip() for c in cells):
+                continue
+            if header is None:
+                header = [h.strip() for h in cells]
+                continue
+            if len(cells) > len(header):
+                raise InputError(f"row has {len(cells)} values, the header has {len(header)}",
+                                 path=path, line=line)
+            yield line, dict(zip(header, cells))
+    except csv.Error as exc:
+        raise InputError(f"malformed CSV ({exc})", path=path, line=reader.line_num) from None
+
+
+def count_nonblank_lines(path: Path, chunk: int = 1 << 20) -> int:
+    """Lines holding something other than whitespace, counted in chunks (bounded memory).
+
+    For a progress bar's total: a file without newlines is one line, read 1 MB at a
+    time, never held whole.
+    """
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    n, content = 0, False
+    with opener(path, "rb") as fh:
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            parts = block.split(b"\n")
+            for part in parts[:-1]:
+                if content or part.strip():
+                    n += 1
+                content = False
+            content = content or bool(parts[-1].strip())
+    return n + content
+
+
 def _check_exists(path: Path) -> None:
     if not path.exists():
         raise InputError("file not found", path=path)
