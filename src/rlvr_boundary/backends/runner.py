@@ -14,9 +14,7 @@ sampling option, n, shard size); resuming with any of them changed is refused.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -61,6 +59,9 @@ SCORE_COLUMNS = {
 
 
 def _sha256_file(path: Path) -> str:
+    from rlvr_boundary.io.outputs import note_input
+
+    note_input(path)
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -102,10 +103,10 @@ def read_prompts(path: str | Path, id_field: str | None = None,
     if is_jsonl(path):
         for line, rec in iter_json_lines(path):
             take(rec, line)
-    else:
-        dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
-        text = path.read_text(encoding="utf-8")
-        for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+    else:  # streamed, each line bounded (a file without newlines is refused, not loaded)
+        from rlvr_boundary.io.text import iter_csv_records
+
+        for i, rec in iter_csv_records(path):
             take(rec, i)
     if not out:
         raise InputError("prompt file has no records", path=path)

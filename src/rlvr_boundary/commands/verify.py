@@ -93,8 +93,10 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.io.outputs import check_outputs
 
     single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
+    gold = Path(args.gold)  # a gold folder is refused by its reader, with its own message
     check_outputs({"--json": args.json, "--out": out if single else None},
-                  [src, Path(args.gold)], folders={"--out": None if single else out})
+                  [src] + ([] if gold.is_dir() else [gold]),
+                  folders={"--out": None if single else out})
     with progress() as bar:
         task = bar.add_task(f"grading ({args.task})", total=None)
         summary = verify_table(src, Path(args.gold), out, opts,

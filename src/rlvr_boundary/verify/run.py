@@ -27,8 +27,6 @@ scans.
 
 from __future__ import annotations
 
-import csv
-import io
 import shutil
 import time
 from collections import Counter
@@ -127,13 +125,10 @@ def read_gold(path: Path, opts: VerifyOptions) -> dict:
         if is_jsonl(path):
             for line, rec in iter_json_lines(path):
                 take(rec, line)
-        else:
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-            dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
-            for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+        else:  # streamed, each line bounded (a 2 GB file without newlines is refused)
+            from rlvr_boundary.io.text import iter_csv_records
+
+            for i, rec in iter_csv_records(path):
                 take(rec, i)
     except OSError as exc:
         raise InputError(f"cannot read the gold file ({exc.strerror or exc})", path=path) from None
@@ -146,12 +141,12 @@ def count_rows(src: Path) -> int | None:
     """Rows of a table without reading it (Parquet metadata; JSONL: non-blank lines)."""
     import pyarrow.parquet as pq
 
-    from rlvr_boundary.io.rollouts import is_jsonl, open_text, parquet_files
+    from rlvr_boundary.io.rollouts import is_jsonl, parquet_files
+    from rlvr_boundary.io.text import count_nonblank_lines
 
     try:
         if is_jsonl(src):
-            with open_text(src) as fh:
-                return sum(1 for line in fh if line.strip())
+            return count_nonblank_lines(src)
         return sum(pq.ParquetFile(f).metadata.num_rows for f in parquet_files(src))
     except (OSError, UnicodeDecodeError, pa.ArrowInvalid, InputError):
         return None  # the reader will say what is wrong
