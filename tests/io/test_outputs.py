@@ -293,3 +293,18 @@ def test_json_to_stdout_leaves_stdout_a_single_document(tmp_path, capsys):
     doc = json.loads(out.out)  # the whole of stdout is the result
     assert doc["kind"] == "compare" and doc["ks"] == [1, 2, 3, 4]
     assert "k* =" in out.err and "wrote -" in out.err
+
+
+def test_an_input_that_is_a_fifo_or_a_device_is_refused_before_it_is_opened(tmp_path):
+    """A FIFO without a writer would block the first open forever; a pipe cannot be read
+    twice (format detection, hash, rows)."""
+    (tmp_path / "b.jsonl").write_text(COUNTS_B)
+    os.mkfifo(tmp_path / "fifo")
+    for argv in (["compare", "--base", "fifo", "--rl", "b.jsonl"], ["price", "fifo"],
+                 ["theory", "diagnose", "fifo"], ["report", "--from", "fifo", "--out", "x.html"],
+                 ["verify", "b.jsonl", "--gold", "fifo", "--out", "v.parquet"]):
+        code, err = run_cli(tmp_path, argv)
+        assert code == 2 and "fifo: is a FIFO (named pipe), not a regular file" in err, argv
+    dev = _char_device(tmp_path / "zero")
+    code, err = run_cli(tmp_path, ["compare", "--base", str(dev), "--rl", "b.jsonl"])
+    assert code == 2 and "a character device, not a regular file" in err

@@ -72,18 +72,29 @@ def _remember(table: dict, key, value) -> None:
 
 
 def note_input(path: str | Path) -> None:
-    """Record that an input reader opened ``path`` (a file or a shard folder).
+    """Record that an input reader is about to open ``path`` (a file or a shard folder).
 
     Called by the readers of :mod:`rlvr_boundary.io`; afterwards no writer of this
     process replaces that file or writes into that folder. Files and folders this
     process wrote itself stay writable. A path that cannot be examined is ignored
     (the reader reports it).
+
+    Raises
+    ------
+    InputError
+        When ``path`` is a FIFO, a device or a socket. Inputs are read more than
+        once (format detection, hashing, reading), which a pipe cannot give, and a
+        FIFO without a writer would block forever; standard input is ``-`` where a
+        command reads it.
     """
     try:
         st = os.stat(path)
         where = os.path.abspath(path)
     except (OSError, ValueError):
         return
+    if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+        raise InputError(f"is {_kind(st.st_mode)}, not a regular file: inputs are read more "
+                         "than once (format, hash, rows); save it to a file first", path=path)
     key = _identity(st)
     if stat.S_ISDIR(st.st_mode):
         if key not in _WRITTEN_DIRS:

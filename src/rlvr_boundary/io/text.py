@@ -235,6 +235,7 @@ def count_nonblank_lines(path: Path, chunk: int = 1 << 20) -> int:
 
 
 def _check_exists(path: Path) -> None:
+    note_input(path)  # a FIFO or a device is refused here, before anything opens it
     if not path.exists():
         raise InputError("file not found", path=path)
     if path.is_file() and path.stat().st_size == 0:
