@@ -64,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
     if args.prompts:
         prompts = {p["prompt_id"]: p["question"] for p in read_prompts(args.prompts)}
     out = Path(args.out) if args.out else src.with_name(src.name.split(".")[0] + f".scored-{label}")
+    from rlvr_boundary.io.outputs import check_outputs
+
+    learning = None if not args.before else (
+        Path(args.learning) if args.learning else out.with_name(out.name + ".learning.json"))
+    check_outputs({"--learning": learning}, [src, args.prompts], folders={"--out": out})
     backend = build_backend(args)
     with sample_progress(f"scoring under {label}", "rows") as (advance, _):
         summary = score_run(backend, src, out, opts, prompts=prompts, progress=advance)
