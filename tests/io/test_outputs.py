@@ -299,10 +299,12 @@ def test_an_input_that_is_a_fifo_or_a_device_is_refused_before_it_is_opened(tmp_
     """A FIFO without a writer would block the first open forever; a pipe cannot be read
     twice (format detection, hash, rows)."""
     (tmp_path / "b.jsonl").write_text(COUNTS_B)
+    (tmp_path / "raw.jsonl").write_text('{"prompt_id": "a", "model": "m", "sample_idx": 0, '
+                                        '"text": "4"}\n')
     os.mkfifo(tmp_path / "fifo")
     for argv in (["compare", "--base", "fifo", "--rl", "b.jsonl"], ["price", "fifo"],
                  ["theory", "diagnose", "fifo"], ["report", "--from", "fifo", "--out", "x.html"],
-                 ["verify", "b.jsonl", "--gold", "fifo", "--out", "v.parquet"]):
+                 ["verify", "raw.jsonl", "--gold", "fifo", "--out", "v.parquet"]):
         code, err = run_cli(tmp_path, argv)
         assert code == 2 and "fifo: is a FIFO (named pipe), not a regular file" in err, argv
     dev = _char_device(tmp_path / "zero")
