@@ -325,3 +325,29 @@ def test_write_rollouts_refuses_an_ending_it_would_not_honour(tmp_path, name):
     assert list(tmp_path.iterdir()) == []
     write_rollouts(t, tmp_path / "o.JSONL")
     assert json.loads((tmp_path / "o.JSONL").read_text())["prompt_id"] == "a"
+
+
+def test_write_rollout_batches_streams_and_conforms(tmp_path):
+    from rlvr_boundary.io.rollouts import table_schema, write_rollout_batches
+
+    a = pa.table({"prompt_id": ["a", "a"], "model": ["m", "m"], "sample_idx": [0, 1],
+                  "correct": [True, False], "answer": pa.array([None, None], pa.null())})
+    b = pa.table({"prompt_id": ["b"], "model": ["m"], "sample_idx": [0], "correct": [True],
+                  "answer": ["4"]})
+    shards = tmp_path / "s"
+    w = ShardedWriter(shards)
+    w.write("0", a)
+    w.write("1", b.drop(["answer"]))
+    w.write("2", b)
+    schema = table_schema(shards)
+    assert schema.field("answer").type == pa.string()
+    out = write_rollout_batches(iter_rollout_batches(shards), tmp_path / "o.parquet",
+                                schema=schema)
+    got = pq.read_table(out)
+    assert got.column("answer").to_pylist() == [None, None, None, "4"]
+    assert got.column("prompt_id").to_pylist() == ["a", "a", "b", "b"]
+    with pytest.raises(InputError, match="columns the others lack"):
+        write_rollout_batches([b.drop(["answer"]), b], tmp_path / "p.parquet")
+    assert not (tmp_path / "p.parquet").exists()
+    j = write_rollout_batches([a, b], tmp_path / "o.jsonl")
+    assert [json.loads(x)["prompt_id"] for x in j.read_text().splitlines()] == ["a", "a", "b"]

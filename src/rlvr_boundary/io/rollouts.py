@@ -14,6 +14,7 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -653,19 +654,79 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
     ``tool_version`` of this writer come after the manifest's own keys, so a
     copied manifest cannot keep stale versions.
     """
+    return write_rollout_batches([table], path, manifest, required=required)
+
+
+def write_rollout_batches(batches, path: str | Path, manifest: dict | None = None, *,
+                          required: tuple[str, ...] = REQUIRED_ROLLOUT,
+                          schema: pa.Schema | None = None) -> Path:
+    """:func:`write_rollouts` from an iterable of tables, one at a time (bounded memory).
+
+    Each batch is validated, then conformed to ``schema`` (default: the first
+    batch's canonical schema): a column it lacks is written as nulls, a column the
+    schema lacks is an error. The file appears only when every batch is written.
+    """
     path = Path(path)
     check_rollout_suffix(path)
-    table = validate_batch(table, path, 1, required)
-    if path.name.lower().endswith(".jsonl"):
-        with atomic_open(path, "w") as fh:
-            for batch in table.to_batches(BATCH_ROWS):
-                for row in batch.to_pylist():
-                    fh.write(json.dumps(to_jsonable(row), ensure_ascii=False) + "\n")
-    else:
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp, compression="zstd")
+    jsonl = path.name.lower().endswith(".jsonl")
+    row = 1
+    with atomic_path(path) as tmp:
+        writer = None
+        with open(tmp, "w", encoding="utf-8") if jsonl else contextlib.nullcontext() as fh:
+            try:
+                for table in batches:
+                    table = validate_batch(table, path, row, required)
+                    row += table.num_rows
+                    if jsonl:
+                        for batch in table.to_batches(BATCH_ROWS):
+                            for r in batch.to_pylist():
+                                fh.write(json.dumps(to_jsonable(r), ensure_ascii=False) + "\n")
+                        continue
+                    schema = schema or table.schema
+                    table = _conform(table, schema, path)
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+                    writer.write_table(table)
+                if not jsonl and writer is None:  # no batch at all: an empty table
+                    if schema is None:
+                        raise InputError("nothing to write: no rows and no columns", path=path)
+                    writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+            finally:
+                if writer is not None:
+                    writer.close()
     if manifest is not None:
         doc = {**manifest, "schema_version": SCHEMA_VERSION, "tool_version": __version__}
         with atomic_open(manifest_path_for(path), "w") as fh:
             json.dump(to_jsonable(doc), fh, indent=1)
     return path
+
+
+def _conform(table: pa.Table, schema: pa.Schema, path: Path) -> pa.Table:
+    """``table`` with exactly the columns of ``schema``, in its order and types."""
+    extra = [c for c in table.column_names if c not in schema.names]
+    if extra:
+        raise InputError(f"a batch has columns the others lack: {extra[:5]}", path=path,
+                         field=extra[0])
+    cols = []
+    for f in schema:
+        if f.name in table.column_names:
+            col = table.column(f.name)
+            cols.append(col if col.type == f.type else col.cast(f.type))
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def table_schema(path: str | Path) -> pa.Schema:
+    """One schema for every shard of a Parquet table (their schemas unified: a column
+    that is all-null in one shard takes the type it has in the others)."""
+    files = parquet_files(Path(path))
+    try:
+        schemas = [pq.read_schema(f) for f in files]
+    except PARQUET_ERRORS as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+    try:
+        return pa.unify_schemas(schemas, promote_options="default")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"the shards have columns of different types ({exc})",
+                         path=path) from None
