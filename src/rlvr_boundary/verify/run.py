@@ -401,13 +401,13 @@ def _texts(col: pa.ChunkedArray, src: Path, name: str) -> list:
 
 def _assemble(shard_dir: Path, out: Path, manifest: dict) -> None:
     """Write the shards as one table atomically, then drop the shard directory."""
-    from rlvr_boundary.io.rollouts import iter_rollout_batches, write_rollouts
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, table_schema, write_rollout_batches
 
-    table = pa.concat_tables(list(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS)),
-                             promote_options="default")
     for k in ("schema_version", "tool_version"):
         manifest.pop(k, None)
-    write_rollouts(table, out, manifest, required=KEY_COLUMNS)
+    # shard by shard: the table is never held whole (it was, at about 3x its size)
+    write_rollout_batches(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS), out,
+                          manifest, required=KEY_COLUMNS, schema=table_schema(shard_dir))
     shutil.rmtree(shard_dir)
 
 
