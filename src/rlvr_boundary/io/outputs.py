@@ -352,6 +352,9 @@ def check_outputs(outputs: dict[str, str | Path | None], inputs: list[str | Path
     for flag, folder in (folders or {}).items():
         if folder is None:
             continue
+        if str(folder) == STDOUT:
+            raise InputError(f"{flag}: '-' (standard output) cannot hold a folder of outputs; "
+                             "give a folder name")
         folder = Path(folder)
         for src in ins:
             if _same(folder, src):
