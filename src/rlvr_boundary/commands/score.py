@@ -68,7 +68,11 @@ def run(args: argparse.Namespace) -> int:
 
     learning = None if not args.before else (
         Path(args.learning) if args.learning else out.with_name(out.name + ".learning.json"))
-    check_outputs({"--learning": learning}, [src, args.prompts], folders={"--out": out})
+    check_outputs({"--learning": learning}, [src, args.prompts], folders={"--out": out},
+                  stdout=("--learning",))
+    from rlvr_boundary.io.rollouts import table_columns
+
+    table_columns(src)  # a missing or unreadable table is said before the model loads
     backend = build_backend(args)
     with sample_progress(f"scoring under {label}", "rows") as (advance, _):
         summary = score_run(backend, src, out, opts, prompts=prompts, progress=advance)

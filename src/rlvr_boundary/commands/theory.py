@@ -58,6 +58,9 @@ def run_verify(args) -> int:
     from rlvr_boundary.io.results import write_result
     from rlvr_boundary.theory.suite import SEED, run_suite
 
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({"--json": args.json}, [])  # before the suite runs, not after
     opts = TheoryVerifyOptions(quick=args.quick, seed=SEED)
     with console.status("running the verification suite") as st:
         res = run_suite(quick=args.quick, progress=lambda name: st.update(f"checking {name}"))
@@ -241,7 +244,9 @@ def run_diagnose(args) -> int:
     from rlvr_boundary.theory.stiemke import alternative
 
     from rlvr_boundary.io.matrix import read_matrix
+    from rlvr_boundary.io.outputs import check_outputs
 
+    check_outputs({"--json": args.json}, [args.matrix])
     names, pi0, F, prompts = read_matrix(args.matrix)
     res = alternative(F)
     spec = specialization_report(F)
@@ -271,9 +276,6 @@ def run_diagnose(args) -> int:
                       + ("(> 0: dominant specialization, which alone rules out a free lunch)" if m > 0
                          else "(<= 0: our dominance condition does not apply)"))
     if args.json:
-        from rlvr_boundary.io.outputs import check_outputs
-
-        check_outputs({"--json": args.json}, [args.matrix])
         write_result(args.json, "theory-diagnose", DiagnoseOptions(matrix=str(args.matrix)),
                      {"strategies": names, "prompts": prompts, "pi0": pi0,
                       "free_lunch": res["free_lunch"],
