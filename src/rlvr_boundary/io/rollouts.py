@@ -39,6 +39,7 @@ from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them
     _check_exists,
     is_jsonl,
     iter_json_lines,
+    iter_json_lines_sized,
     open_text,
     path_stem,
     sha256_of,
@@ -51,6 +52,10 @@ from rlvr_boundary.io.schema import (
 )
 
 BATCH_ROWS = 65_536
+#: A batch also stops growing at about this many bytes of data (JSONL line text, or
+#: Parquet column data by the file's metadata): 65,536 completions of 8 KB would be
+#: 512 MB in Arrow and several times that as Python objects.
+BATCH_BYTES = 32 << 20
 #: (file, field) pairs whose lone surrogates were already reported.
 _SURROGATES_REPORTED: set[tuple[str, str]] = set()
 
@@ -223,7 +228,8 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
-        batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+        batches = pf.iter_batches(batch_size=_rows_per_batch(pf, cols, batch_rows),
+                                  columns=cols)
         while True:
             try:
                 batch = next(batches, None)
@@ -239,11 +245,29 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         raise InputError("table has no rows", path=path)
 
 
+def _rows_per_batch(pf: pq.ParquetFile, cols: list[str] | None, batch_rows: int) -> int:
+    """At most ``batch_rows`` rows, and about :data:`BATCH_BYTES` of uncompressed data."""
+    md = pf.metadata
+    if md.num_rows == 0:
+        return batch_rows
+    names = set(cols) if cols is not None else None
+    size = 0
+    for g in range(md.num_row_groups):
+        rg = md.row_group(g)
+        for j in range(rg.num_columns):
+            c = rg.column(j)
+            if names is None or c.path_in_schema.split(".")[0] in names:
+                size += c.total_uncompressed_size
+    per_row = max(1, size // md.num_rows)
+    return int(max(1, min(batch_rows, BATCH_BYTES // per_row)))
+
+
 def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
                 required: tuple[str, ...]) -> Iterator[pa.Table]:
     rows: list[dict] = []
     line_numbers: list[int] = []  # file line of each buffered row
     seen_any = False
+    held = 0  # characters of the buffered lines
 
     def flush() -> pa.Table:
         # Errors inside carry batch-relative rows (1-based); _remap_lines makes them file lines.
@@ -252,16 +276,17 @@ def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
                   for k in keys if k in required or any(k in r for r in rows)}
         return validate_batch(pa.table(arrays), path, 1, required)
 
-    for lineno, obj in iter_json_lines(path):
+    for lineno, obj, size in iter_json_lines_sized(path):
         seen_any = True
         for req in required:
             if req not in obj:
                 raise InputError("missing required field", path=path, line=lineno, field=req)
         rows.append(obj)
         line_numbers.append(lineno)
-        if len(rows) >= batch_rows:
+        held += size
+        if len(rows) >= batch_rows or held >= BATCH_BYTES:
             yield _remap_lines(flush, line_numbers, path)
-            rows, line_numbers = [], []
+            rows, line_numbers, held = [], [], 0
     if rows:
         yield _remap_lines(flush, line_numbers, path)
     if not seen_any:
@@ -337,6 +362,33 @@ def read_rollouts(path: str | Path, columns: list[str] | None = None) -> pa.Tabl
     """Read a whole rollout table (validated). For large tables prefer :func:`iter_rollout_batches`."""
     batches = list(iter_rollout_batches(path, columns))
     return pa.concat_tables(batches, promote_options="default")
+
+
+def take_rows(path: str | Path, indices, columns: list[str] | None = None) -> pa.Table:
+    """The validated rows at ``indices`` (0-based over the whole table), read batch by batch.
+
+    Only the rows taken are held: a selection of a few thousand rows from a table of
+    millions costs one batch plus the selection. ``indices`` may be in any order and
+    is returned ascending. Columns are those of the batches (a JSONL batch has the
+    keys its lines have: batches are joined with nulls where a key is missing).
+    """
+    want = np.unique(np.asarray(indices, dtype=np.int64))  # (S,) ascending
+    parts, start, first = [], 0, None
+    for batch in iter_rollout_batches(path, columns):
+        first = first if first is not None else batch
+        stop = start + batch.num_rows
+        lo, hi = np.searchsorted(want, [start, stop])
+        if hi > lo:
+            parts.append(batch.take(pa.array(want[lo:hi] - start, pa.int64())))
+        start = stop
+        if hi == want.size and want.size:
+            break
+    if want.size and (not parts or want[-1] >= start):
+        raise InputError(f"row {int(want[-1]) + 1} is past the end of the table ({start} rows)",
+                         path=path)
+    if not parts:
+        return first.slice(0, 0) if first is not None else pa.table({})
+    return pa.concat_tables(parts, promote_options="default")
 
 
 def read_manifest(table_path: str | Path) -> dict | None:

@@ -156,6 +156,12 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
     surrogates written as JSON escapes, are an error naming the line and field,
     because replacing them could make two different ids equal.
     """
+    for lineno, obj, _ in iter_json_lines_sized(path):
+        yield lineno, obj
+
+
+def iter_json_lines_sized(path: Path) -> Iterator[tuple[int, dict, int]]:
+    """:func:`iter_json_lines` with each line's length in characters (to bound batches)."""
     for lineno, line, raw in _decoded_lines(path, True):
         if not line.strip():
             continue
@@ -172,7 +178,7 @@ def iter_json_lines(path: Path) -> Iterator[tuple[int, dict]]:
                                  "surrogate); ids must be exact text, and replacing those bytes "
                                  "could make two different ids equal", path=path, line=lineno,
                                  field=bad)
-        yield lineno, obj
+        yield lineno, obj, len(line)
 
 
 def iter_csv_records(path: Path, *, replace_invalid: bool = False
