@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
 
     from rlvr_boundary.console import console
     from rlvr_boundary.errors import InputError
-    from rlvr_boundary.io.rollouts import read_manifest, read_rollouts, table_columns, write_rollouts
+    from rlvr_boundary.io.rollouts import read_manifest, table_columns, write_rollouts
     from rlvr_boundary.io.results import write_result
-    from rlvr_boundary.shaping.rft import STRATEGY_COLUMNS, RftOptions, select_rft
+    from rlvr_boundary.shaping.rft import STRATEGY_COLUMNS, RftOptions, apply_rules, choose_rft
 
     try:
         opts = RftOptions(budget=args.budget, neg_frac=args.neg_frac, by=args.by,
@@ -81,19 +81,28 @@ def run(args: argparse.Namespace) -> int:
             else:
                 why, fix = "the rule filters read it", "the table must hold completions"
             raise InputError(f"column '{col}' is missing ({why}); {fix}", path=src, field=col)
-    table = read_rollouts(src)
-    texts = table.column("text").to_pylist()
-    correct = table.column("correct").to_numpy(zero_copy_only=False)
-    score_col = STRATEGY_COLUMNS[opts.by]
-    score = None
-    if score_col is not None:
-        score = table.column(score_col).to_numpy(zero_copy_only=False).astype(float)
+    import numpy as np
+
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, take_rows
     from rlvr_boundary.verify import quality
 
-    sel = select_rft(texts, correct, score, opts, text_ops=quality)
+    # Two passes over the table, never holding it: the rules need each text once, the
+    # strategy only each row's outcome, verdict and score; the chosen rows are read again.
+    score_col = STRATEGY_COLUMNS[opts.by]
+    reasons: list = []
+    correct, scores = [], []
+    for batch in iter_rollout_batches(src, need):
+        reasons += apply_rules(batch.column("text").to_pylist(), opts.max_redundancy, quality)[1]
+        correct.append(batch.column("correct").to_numpy(zero_copy_only=False))
+        if score_col is not None:
+            scores.append(batch.column(score_col).to_numpy(zero_copy_only=False).astype(float))
+    sel = choose_rft(reasons, np.concatenate(correct),
+                     np.concatenate(scores) if score_col is not None else None, opts)
+    n_input = len(reasons)
 
     out = Path(args.out) if args.out else default_out(src)
-    chosen = table.take(pa.array(sel.indices, type=pa.int64()))
+    chosen = take_rows(src, sel.indices)
+    sel.texts = [quality.cut_after_answer(t) for t in chosen.column("text").to_pylist()]
     chosen = chosen.set_column(chosen.column_names.index("text"), "text",
                                pa.array(sel.texts, type=pa.string()))
     manifest = dict(read_manifest(src) or {})
@@ -108,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     payload = {
         "input": str(src),
         "output": str(out),
-        "n_input": int(table.num_rows),
+        "n_input": n_input,
         "n_selected": int(sel.indices.size),
         "n_positive_selected": sel.n_positive,
         "n_negative_selected": sel.n_negative,
@@ -118,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     }
     summary = Path(args.summary) if args.summary else summary_path_for(out)
     write_result(summary, "rft-select", opts, payload)
-    console.print(f"{table.num_rows} samples -> {sel.indices.size} selected "
+    console.print(f"{n_input} samples -> {sel.indices.size} selected "
                   f"({sel.n_positive} correct, {sel.n_negative} incorrect)"
                   + (f"; {sel.shortfall} short of the budget" if sel.shortfall else ""))
     console.print("dropped: " + ", ".join(f"{k} {v}" for k, v in drops.items()))
