@@ -168,3 +168,34 @@ def test_count_nonblank_lines_equals_the_line_loop(tmp_path, data):
     (tmp_path / "f.jsonl").write_bytes(data)
     ref = sum(1 for line in data.split(b"\n") if line.strip())
     assert count_nonblank_lines(tmp_path / "f.jsonl", chunk=7) == ref
+
+
+# ----------------------------------------------------------------------------- size caps
+
+
+def test_more_prompt_model_pairs_than_the_cap_are_refused_while_reading(tmp_path, monkeypatch):
+    """The cap is a million pairs (about 0.9 GB compared); lowered to 3 here."""
+    import rlvr_boundary.io.counts as C
+    import rlvr_boundary.io.formats as F
+    import rlvr_boundary.io.rollouts as R
+
+    monkeypatch.setattr(C, "MAX_PAIRS", 3)
+    monkeypatch.setattr(F, "MAX_PAIRS", 3)
+    monkeypatch.setattr(R, "MAX_PAIRS", 3)
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"id": f"p{i}", "n": 2, "c": 1}) + "\n"
+                                              for i in range(5)))
+    with pytest.raises(InputError, match="more than 3 \\(prompt, model\\) pairs") as e:
+        load_counts(tmp_path / "c.jsonl")
+    assert e.value.line == 4
+    (tmp_path / "t.csv").write_text("prompt_id,model,n,c\n" + "".join(
+        f"p{i},m,2,1\n" for i in range(5)))
+    with pytest.raises(InputError, match="pairs in one input"):
+        load_counts(tmp_path / "t.csv")
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps(
+        {"prompt_id": f"p{i}", "model": "m", "sample_idx": 0, "correct": True}) + "\n"
+        for i in range(5)))
+    with pytest.raises(InputError, match="pairs in one input"):
+        load_counts(tmp_path / "r.jsonl")
+    (tmp_path / "ok.jsonl").write_text("".join(json.dumps({"id": f"p{i}", "n": 2, "c": 1})
+                                               + "\n" for i in range(3)))
+    assert load_counts(tmp_path / "ok.jsonl")[0].n.size == 3

@@ -290,7 +290,7 @@ def test_keys_do_not_collide_across_prompt_and_model_boundaries():
 
     s = SampleIndexSet()
     s.add(pa.table({"prompt_id": ["a:b", "a"], "model": ["c", "b:c"], "sample_idx": [0, 0]}))
-    assert len(s.codes) == 2
+    assert s.groups == 2
 
 
 def test_too_far_out_of_order_is_refused_with_advice(monkeypatch):

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from rlvr_boundary.errors import InputError
-from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.counts import MAX_PAIRS, Counts, too_many_pairs
 from rlvr_boundary.io.text import (
     MAX_LINE_BYTES,
     _check_exists,
@@ -168,6 +168,8 @@ def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
         n = _as_count(obj["n"], path=path, line=line, field="n")
         c = _as_count(obj["c"], path=path, line=line, field="c")
         _check_row(pid, n, c, path, line, seen, "")
+        if len(seen) > MAX_PAIRS:
+            raise too_many_pairs(path, line)
         ids.append(pid)
         ns.append(n)
         cs.append(c)
@@ -251,6 +253,8 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
         n = _as_count(rec["n"], path=path, line=line, field="n", text=text)
         c = _as_count(rec["c"], path=path, line=line, field="c", text=text)
         _check_row(str(pid), n, c, path, line, seen, str(model))
+        if len(seen) > MAX_PAIRS:
+            raise too_many_pairs(path, line)
         d = data.setdefault(str(model), {"ids": [], "n": [], "c": []})
         d["ids"].append(str(pid))
         d["n"].append(n)

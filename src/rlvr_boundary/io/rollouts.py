@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open, atomic_path
-from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.counts import MAX_PAIRS, Counts, too_many_pairs
 from rlvr_boundary.io.outputs import note_input
 from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
@@ -465,7 +465,8 @@ class SampleIndexSet:
     MAX_RUNS = 16
 
     def __init__(self) -> None:
-        self.codes: dict[tuple[str, str], int] = {}
+        self.codes: dict[str, dict[str, int]] = {}  # model -> prompt id -> group code
+        self.groups = 0
         self.prefix = np.zeros(1024, dtype=np.int64)  # (groups,) every index < L seen
         self.runs: list[np.ndarray] = []  # sorted, disjoint int64 keys
         self.pending = 0
@@ -495,11 +496,21 @@ class SampleIndexSet:
             pairs, inv = np.unique(pl * nm + me.indices.to_numpy(zero_copy_only=False),
                                    return_inverse=True)
         pnames = pe.dictionary.to_pylist()
-        codes = self.codes
-        local = np.fromiter((codes.setdefault((pnames[u // nm], mnames[u % nm]), len(codes))
-                             for u in pairs.tolist()), np.int64, pairs.size)
-        if len(codes) > self.prefix.size:
-            self.prefix = np.concatenate([self.prefix, np.zeros(max(len(codes), self.prefix.size),
+        by_model = [self.codes.setdefault(m, {}) for m in mnames]  # model -> {prompt: code}
+
+        def code(u: int) -> int:
+            d = by_model[u % nm]
+            c = d.get(pnames[u // nm])
+            if c is None:
+                c = d[pnames[u // nm]] = self.groups
+                self.groups += 1
+            return c
+
+        local = np.fromiter((code(u) for u in pairs.tolist()), np.int64, pairs.size)
+        if self.groups > MAX_PAIRS:
+            raise too_many_pairs(path)
+        if self.groups > self.prefix.size:
+            self.prefix = np.concatenate([self.prefix, np.zeros(max(self.groups, self.prefix.size),
                                                                 np.int64)])
         g = local[inv.reshape(-1)]  # (rows,) int64 group code
         keys = (g << 32) | idx  # (rows,) int64: codes < 2**31, indices < 2**32
@@ -641,6 +652,7 @@ class CountReducer:
         path = Path(path)
         if not self.parts:
             raise InputError("table has no rows", path=path)
+        self.indices = SampleIndexSet()  # every duplicate was refused on arrival: free it
         agg = self._merge(self.parts, self.scorers)
         _sample_idx_check(agg, path)
         out: dict[str, Counts] = {}
