@@ -199,3 +199,18 @@ def test_more_prompt_model_pairs_than_the_cap_are_refused_while_reading(tmp_path
     (tmp_path / "ok.jsonl").write_text("".join(json.dumps({"id": f"p{i}", "n": 2, "c": 1})
                                                + "\n" for i in range(3)))
     assert load_counts(tmp_path / "ok.jsonl")[0].n.size == 3
+
+
+def test_matrix_size_caps(monkeypatch):
+    import rlvr_boundary.io.matrix as M
+
+    monkeypatch.setattr(M, "MAX_PROMPTS", 3)
+    monkeypatch.setattr(M, "MAX_CELLS", 6)
+    with pytest.raises(InputError, match="more than 3 columns") as e:
+        parse_matrix("strategy,pi0,a,b,c,d,e,f\nA,1,0,0,0,0,0,0\n", "m")
+    assert e.value.line == 1
+    with pytest.raises(InputError, match="more than 6 fitness values") as e:
+        parse_matrix("strategy,pi0,a,b,c\nA,0.5,0,0,0\nB,0.5,1,1,1\nC,0,1,1,1\n", "m")
+    assert e.value.line == 4
+    names, *_ = parse_matrix("strategy,pi0,a,b,c\nA,0.5,0,0,0\nB,0.5,1,1,1\n", "m")
+    assert names == ["A", "B"]

@@ -59,24 +59,44 @@ def _unique_names(ids: list[str], what: str, source, line: int) -> None:
         seen[x] = col
 
 
+#: Most prompts (columns) and cells of a fitness matrix: the LPs of the lab grow with both,
+#: and a matrix this size already takes minutes; more is refused before it is held.
+MAX_PROMPTS = 100_000
+MAX_CELLS = 10_000_000
+
+
+def _rows(lines, source):
+    """``(line number, cells)`` of each non-blank line, one at a time."""
+    for i, text in lines:
+        if text.count(",") > MAX_PROMPTS + 2:  # counted before csv builds the cells
+            raise InputError(f"more than {MAX_PROMPTS:,} columns: a matrix has at most "
+                             f"{MAX_PROMPTS:,} prompts", path=source, line=i)
+        try:
+            for r in csv.reader([text]):
+                if any(c.strip() for c in r):
+                    yield i, r
+        except csv.Error as exc:
+            raise InputError(f"malformed CSV ({exc})", path=source, line=i) from None
+
+
 def _parse_lines(lines, source):
     csv.field_size_limit(MAX_LINE_BYTES)
-    try:
-        # (line number, cells) of the non-blank lines
-        rows = [(i, r) for i, text in lines
-                for r in csv.reader([text]) if any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV ({exc})", path=source) from None
-    if len(rows) < 2:
+    rows = _rows(lines, source)
+    first = next(rows, None)
+    if first is None:
         raise InputError("need a header and at least one strategy row", path=source)
-    head = [h.strip() for h in rows[0][1]]
+    head_line, head = first[0], [h.strip() for h in first[1]]
     if len(head) < 3 or head[1].lower() != "pi0":
         raise InputError("header must be 'strategy,pi0,<prompt ids...>'", path=source,
-                         line=rows[0][0])
-    _unique_names(head[2:], "prompt id", source, rows[0][0])
+                         line=head_line)
+    _unique_names(head[2:], "prompt id", source, head_line)
     names, pi0, F = [], [], []
     first_line: dict[str, int] = {}
-    for i, r in rows[1:]:
+    for i, r in rows:
+        if (len(F) + 1) * (len(head) - 2) > MAX_CELLS:
+            raise InputError(f"more than {MAX_CELLS:,} fitness values (strategies x prompts); "
+                             "the lab's linear programs would not fit in memory", path=source,
+                             line=i)
         if len(r) != len(head):
             raise InputError(f"expected {len(head)} fields, found {len(r)}", path=source, line=i)
         name = r[0].strip()
@@ -97,7 +117,9 @@ def _parse_lines(lines, source):
         if not all(0 <= v <= 1 for v in vals):  # also refuses nan
             raise InputError("pi0 and fitness values must lie in [0, 1]", path=source, line=i)
         pi0.append(vals[0])
-        F.append(vals[1:])
+        F.append(np.array(vals[1:]))  # (X,): the row's strings are dropped here
+    if not F:
+        raise InputError("need a header and at least one strategy row", path=source)
     pi0 = np.array(pi0)  # (S,)
     if abs(pi0.sum() - 1) > 1e-6:
         raise InputError(f"pi0 must sum to 1 (sums to {pi0.sum():.6g})", path=source,
