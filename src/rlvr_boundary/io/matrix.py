@@ -59,16 +59,18 @@ def _unique_names(ids: list[str], what: str, source, line: int) -> None:
         seen[x] = col
 
 
-#: Most prompts (columns) and cells of a fitness matrix: the LPs of the lab grow with both,
-#: and a matrix this size already takes minutes; more is refused before it is held.
-MAX_PROMPTS = 100_000
-MAX_CELLS = 10_000_000
+#: Most prompts (columns) and cells of a fitness matrix. The lab's linear programs grow
+#: faster than the matrix: ``theory diagnose`` took 245 s and 677 MB on 20 strategies x
+#: 5,000 prompts and 265 s and 419 MB on 500 x 2,000 (measured on a shared 2-CPU machine),
+#: so larger matrices are refused while reading, before they are held.
+MAX_PROMPTS = 5_000
+MAX_CELLS = 1_000_000
 
 
 def _rows(lines, source):
     """``(line number, cells)`` of each non-blank line, one at a time."""
     for i, text in lines:
-        if text.count(",") > MAX_PROMPTS + 2:  # counted before csv builds the cells
+        if text.count(",") > MAX_PROMPTS + 1:  # counted before csv builds the cells
             raise InputError(f"more than {MAX_PROMPTS:,} columns: a matrix has at most "
                              f"{MAX_PROMPTS:,} prompts", path=source, line=i)
         try:
