@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         # Read once, when numpy loads its BLAS: only effective before the first import.
         for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             os.environ.setdefault(var, "1")
+    from rlvr_boundary.io.outputs import forget_inputs
+
+    forget_inputs()  # the inputs noted by the readers are this command's own
     try:
         code = args.func(args)
     except InputError as exc:

@@ -115,7 +115,7 @@ def test_real_server_greedy_matches_local_backend(server, tiny_model):
     # a per-request timeout too short for any answer: retried, then a clear failure
     slow = get_backend("openai", base_url=base, model=str(tiny_model), timeout=0.001, max_retries=2,
                        backoff=0.01)
-    with pytest.raises(RuntimeError, match="after 3 attempts"):
+    with pytest.raises(InputError, match=r"after 3 attempt\(s\)"):
         list(slow.generate(PROMPTS[:1], 1, SamplingParams(max_new_tokens=64)))
     assert slow.stats["retries"] == 2
 
@@ -204,3 +204,18 @@ def test_topk_summaries_from_server_format_bound_the_exact_entropy(tiny_model):
         g2 = b._row({"prompt_id": "x", "sample_idx": 0, "seed": 1}, parse_choice(chat, None, chat=True),
                     params)
         assert g2["entropy_mean"] == pytest.approx(got["entropy_mean"])
+
+
+def test_unreachable_server_is_a_clear_error_naming_the_url():
+    """Nothing listens on port 1: after the retries, an input error naming the URL, the
+    request and the transport failure (the CLI prints it; no traceback)."""
+    from rlvr_boundary.backends import get_backend
+    from rlvr_boundary.backends.base import SamplingParams
+
+    b = get_backend("openai", base_url="http://127.0.0.1:1/v1", model="m", max_retries=1,
+                    backoff=0.01, timeout=5)
+    with pytest.raises(InputError) as info:
+        list(b.generate([{"prompt_id": "a", "prompt": "1+1?"}], 1, SamplingParams()))
+    msg = str(info.value)
+    assert "POST http://127.0.0.1:1/v1/completions failed after 2 attempt(s)" in msg
+    assert "ConnectError" in msg and "--base-url" in msg

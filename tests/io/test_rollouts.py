@@ -83,7 +83,7 @@ def test_duplicated_or_missing_samples_are_refused(tmp_path):
     t = pa.table({"prompt_id": ["a"] * 3, "model": ["m"] * 3, "sample_idx": [0, 1, 1],
                   "correct": [True, False, True]})
     write_rollouts(t, tmp_path / "dup.parquet")
-    with pytest.raises(InputError, match="not 0..2 exactly once"):
+    with pytest.raises(InputError, match="sample_idx 1 more than once"):
         reduce_counts(tmp_path / "dup.parquet")
     t2 = pa.table({"prompt_id": ["a"] * 2, "model": ["m"] * 2, "sample_idx": [0, 2],
                    "correct": [True, False]})
@@ -196,3 +196,158 @@ def test_write_rollouts_writes_the_coerced_table_and_fresh_versions(tmp_path):
                    "engine": "vllm"}
     j = write_rollouts(t, tmp_path / "r.jsonl")
     assert json.loads(j.read_text().splitlines()[0])["correct"] is True
+
+
+# ----------------------------------------------------------------------------- exact sample_idx
+
+
+def test_duplicate_and_gap_with_the_moments_of_a_permutation_are_refused(tmp_path):
+    """{0,1,1,4,5,5,6,6,8,9} has the count, min, max, sum and sum of squares of 0..9."""
+    bad = [0, 1, 1, 4, 5, 5, 6, 6, 8, 9]
+    assert (len(bad), min(bad), max(bad), sum(bad), sum(i * i for i in bad)) == \
+        (10, 0, 9, sum(range(10)), sum(i * i for i in range(10)))
+    t = pa.table({"prompt_id": ["p"] * 10, "model": ["m"] * 10, "sample_idx": bad,
+                  "correct": [True] * 10})
+    write_rollouts(t, tmp_path / "r.parquet")
+    with pytest.raises(InputError, match="sample_idx 1 more than once"):
+        reduce_counts(tmp_path / "r.parquet")
+
+
+def _reference_ok(rows) -> bool:
+    from collections import defaultdict
+
+    groups = defaultdict(list)
+    for g, i in rows:
+        groups[g].append(i)
+    return all(sorted(v) == list(range(len(v))) for v in groups.values())
+
+
+def _reduce_in_batches(rows, cuts, monkeypatch=None):
+    from rlvr_boundary.io.rollouts import CountReducer
+
+    red = CountReducer("x")
+    bounds = [0, *sorted(set(cuts)), len(rows)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = rows[a:b]
+        red.add(pa.table({"prompt_id": pa.array([f"p{g % 3}" for g, _ in part], pa.string()),
+                          "model": pa.array([f"m{g // 3}" for g, _ in part], pa.string()),
+                          "sample_idx": pa.array([i for _, i in part], pa.int64()),
+                          "correct": pa.array([i % 2 == 0 for _, i in part])}))
+    return red.result("x")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6)), min_size=1, max_size=60),
+       st.lists(st.integers(0, 60), max_size=8), st.booleans(), st.randoms(use_true_random=False))
+def test_exact_check_equals_brute_force(rows, cuts, complete, rnd):
+    """Any multiset of (group, index), in any order and any batching: refused exactly
+    when some group is not 0..n-1 once each (reference: sort each group)."""
+    import rlvr_boundary.io.rollouts as R
+
+    if complete:  # also many valid tables: each group a shuffled 0..n-1
+        sizes = {g: 1 + i for g, i in rows}
+        rows = [(g, i) for g, n in sizes.items() for i in range(n)]
+        rnd.shuffle(rows)
+    old = R.SampleIndexSet.MAX_RUNS
+    R.SampleIndexSet.MAX_RUNS = 1  # merge runs at every batch: the compaction path too
+    try:
+        try:
+            _reduce_in_batches(rows, [c % (len(rows) + 1) for c in cuts])
+            ok = True
+        except InputError as exc:
+            assert "sample_idx" in str(exc)
+            ok = False
+    finally:
+        R.SampleIndexSet.MAX_RUNS = old
+    assert ok == _reference_ok(rows)
+
+
+def test_in_order_tables_hold_one_integer_per_group():
+    from rlvr_boundary.io.rollouts import SampleIndexSet
+
+    s = SampleIndexSet()
+    # groups interleaved (p0 #0, p1 #0, ..., p0 #1, ...): each group ascending
+    for i in range(8):
+        s.add(pa.table({"prompt_id": [f"p{j}" for j in range(100)], "model": ["m"] * 100,
+                        "sample_idx": [i] * 100}))
+    assert s.pending == 0 and s.runs == [] and s.prefix[:100].tolist() == [8] * 100
+    s.add(pa.table({"prompt_id": ["p0"], "model": ["m"], "sample_idx": [10]}))  # ahead of 8, 9
+    assert s.pending == 1
+    s.add(pa.table({"prompt_id": ["p0", "p0"], "model": ["m", "m"], "sample_idx": [9, 8]}))
+    s._compact()
+    assert s.pending == 0 and s.prefix[0] == 11
+    with pytest.raises(InputError, match="sample_idx 10 more than once"):
+        s.add(pa.table({"prompt_id": ["p0"], "model": ["m"], "sample_idx": [10]}))
+
+
+def test_keys_do_not_collide_across_prompt_and_model_boundaries():
+    """("a:b", "c") and ("a", "b:c") are different groups."""
+    from rlvr_boundary.io.rollouts import SampleIndexSet
+
+    s = SampleIndexSet()
+    s.add(pa.table({"prompt_id": ["a:b", "a"], "model": ["c", "b:c"], "sample_idx": [0, 0]}))
+    assert s.groups == 2
+
+
+def test_too_far_out_of_order_is_refused_with_advice(monkeypatch):
+    from rlvr_boundary.io.rollouts import SampleIndexSet
+
+    monkeypatch.setattr(SampleIndexSet, "MAX_PENDING", 5)
+    monkeypatch.setattr(SampleIndexSet, "MAX_RUNS", 0)
+    s = SampleIndexSet()
+    with pytest.raises(InputError, match="sort the table by prompt_id, model, sample_idx"):
+        s.add(pa.table({"prompt_id": ["p"] * 10, "model": ["m"] * 10,
+                        "sample_idx": list(range(1, 11))}))
+
+
+def test_empty_batch_with_verify_status_validates():
+    """rft-select keeps no row: the empty table (with verify_status) is valid, not an
+    IndexError."""
+    from rlvr_boundary.io.rollouts import validate_batch
+
+    t = pa.table({"prompt_id": pa.array([], pa.string()), "model": pa.array([], pa.string()),
+                  "sample_idx": pa.array([], pa.int64()), "correct": pa.array([], pa.bool_()),
+                  "verify_status": pa.array([], pa.string()),
+                  "truncated": pa.array([], pa.int64()), "num_tokens": pa.array([], pa.float64())})
+    out = validate_batch(t, "x", 1)
+    assert out.num_rows == 0 and out.schema.field("truncated").type == pa.bool_()
+
+
+@pytest.mark.parametrize("name", ["o.csv", "o.jsonl.gz", "o.json", "o"])
+def test_write_rollouts_refuses_an_ending_it_would_not_honour(tmp_path, name):
+    t = pa.table({"prompt_id": ["a"], "model": ["m"], "sample_idx": [0], "correct": [True]})
+    with pytest.raises(InputError, match="format follows the ending"):
+        write_rollouts(t, tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    write_rollouts(t, tmp_path / "o.JSONL")
+    assert json.loads((tmp_path / "o.JSONL").read_text())["prompt_id"] == "a"
+
+
+def test_write_rollout_batches_streams_and_conforms(tmp_path):
+    from rlvr_boundary.io.rollouts import table_schema, write_rollout_batches
+
+    a = pa.table({"prompt_id": ["a", "a"], "model": ["m", "m"], "sample_idx": [0, 1],
+                  "correct": [True, False], "answer": pa.array([None, None], pa.null())})
+    b = pa.table({"prompt_id": ["b"], "model": ["m"], "sample_idx": [0], "correct": [True],
+                  "answer": ["4"]})
+    shards = tmp_path / "s"
+    w = ShardedWriter(shards)
+    w.write("0", a)
+    w.write("1", b.drop(["answer"]))
+    w.write("2", b)
+    schema = table_schema(shards)
+    assert schema.field("answer").type == pa.string()
+    out = write_rollout_batches(iter_rollout_batches(shards), tmp_path / "o.parquet",
+                                schema=schema)
+    got = pq.read_table(out)
+    assert got.column("answer").to_pylist() == [None, None, None, "4"]
+    assert got.column("prompt_id").to_pylist() == ["a", "a", "b", "b"]
+    with pytest.raises(InputError, match="columns the others lack"):
+        write_rollout_batches([b.drop(["answer"]), b], tmp_path / "p.parquet")
+    assert not (tmp_path / "p.parquet").exists()
+    j = write_rollout_batches([a, b], tmp_path / "o.jsonl")
+    assert [json.loads(x)["prompt_id"] for x in j.read_text().splitlines()] == ["a", "a", "b"]

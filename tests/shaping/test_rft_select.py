@@ -130,3 +130,39 @@ def test_cli_missing_column_is_a_clear_error_and_writes_nothing(tmp_path, capsys
     assert (tmp_path / "r.rft.parquet").exists() and (tmp_path / "r.rft.summary.json").exists()
     write_rollouts(table_of(rows, drop=("text",)), tmp_path / "nt.parquet")
     assert main(["rft-select", str(tmp_path / "nt.parquet"), "--by", "random"]) == 2
+
+
+@pytest.mark.parametrize("by", ["rbf", "entropy", "random"])
+def test_cli_streaming_selects_what_the_whole_table_selection_does(tmp_path, by, monkeypatch):
+    """rft-select reads its table in batches (rules per batch, then the chosen rows again);
+    with batches of 5 rows over 8 copies of the 42 rows it writes exactly the rows and
+    cut texts that select_rft gives on the whole table in memory."""
+    import rlvr_boundary.io.rollouts as R
+
+    rows = []
+    for k in range(8):
+        for j, r in enumerate(make_rows()):
+            rows.append({**r, "prompt_id": f"c{k}-{r['prompt_id']}",
+                         "rbf_mean": r["rbf_mean"] + (k * 0.37) % 1,
+                         "entropy_mean": r["entropy_mean"] + (k * 0.19) % 1})
+    src = tmp_path / "r.jsonl"
+    write_rollouts(table_of(rows), src)
+    whole = read_rollouts(src)
+    opts = RftOptions(budget=60, neg_frac=0.1, by=by, seed=5)
+    col = {"rbf": "rbf_mean", "entropy": "entropy_mean", "random": None}[by]
+    ref = select_rft(whole.column("text").to_pylist(),
+                     whole.column("correct").to_numpy(zero_copy_only=False),
+                     None if col is None else whole.column(col).to_numpy().astype(float), opts)
+    monkeypatch.setattr(R, "BATCH_ROWS", 5)
+    monkeypatch.setattr(R.iter_rollout_batches, "__kwdefaults__", {"batch_rows": 5,
+                                                                   "required": R.REQUIRED_ROLLOUT})
+    out = tmp_path / "sel.jsonl"
+    assert main(["rft-select", str(src), "--budget", "60", "--neg-frac", "0.1", "--by", by,
+                 "--seed", "5", "--out", str(out)]) == 0
+    got = read_rollouts(out)
+    assert got.column("text").to_pylist() == ref.texts
+    expect = whole.take(pa.array(ref.indices, pa.int64()))
+    for c in ("prompt_id", "sample_idx", "correct"):
+        assert got.column(c).to_pylist() == expect.column(c).to_pylist()
+    doc = json.loads((tmp_path / "sel.summary.json").read_text())
+    assert doc["drops"] == ref.drop_counts() and doc["n_input"] == len(rows)

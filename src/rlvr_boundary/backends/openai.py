@@ -68,6 +68,20 @@ def parse_choice(choice: dict, usage: dict | None, *, chat: bool) -> dict:
             "token_logprobs": tok_lp, "top_logprobs": top}
 
 
+def _unreachable(base_url: str, path: str, attempts: int, err: Exception | None) -> InputError:
+    """The error of a request that failed on every attempt: the URL, what failed, what to check."""
+    import httpx
+
+    what = f"{type(err).__name__}: {err}" if err is not None else "no answer"
+    if isinstance(err, (httpx.TransportError, httpx.TimeoutException)):
+        hint = ("cannot connect to the server or it did not answer in time; is it running, and "
+                "is --base-url right (scheme, host, port and the /v1 path)?")
+    else:
+        hint = "the server kept answering with an error status"
+    return InputError(f"POST {base_url}{path} failed after {attempts} attempt(s) ({what}): "
+                      f"{hint}", field="base-url")
+
+
 class OpenAIBackend(Backend):
     """Sample through an OpenAI-compatible HTTP server.
 
@@ -162,8 +176,7 @@ class OpenAIBackend(Backend):
                                      f"{resp.text[:500]}", field="openai")
                 err = RuntimeError(f"HTTP {resp.status_code}: {resp.text[:200]}")
             if attempt >= self.max_retries:
-                raise RuntimeError(f"request to {self.base_url + path} failed after "
-                                   f"{attempt + 1} attempts: {err}") from err
+                raise _unreachable(self.base_url, path, attempt + 1, err)
             delay = min(30.0, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
             attempt += 1
             self.stats["retries"] += 1

@@ -84,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
                                     sample=args.sample)
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    from rlvr_boundary.io.outputs import check_outputs
+
+    check_outputs({}, [args.base_from], folders={"--out": args.out,
+                                                 "--export-example": args.export_example})
     doc = run_lab(cfg, args.out, console=console, base_from=args.base_from)
     if "headline" in doc:  # the experiments other than narrowing say their own numbers
         for line in doc["headline"]:

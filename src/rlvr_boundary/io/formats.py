@@ -34,7 +34,7 @@ import numpy as np
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.adapters import ADAPTER_NAMES, NATIVE_FORMATS, choice_flag
-from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.counts import MAX_PAIRS, Counts, too_many_pairs
 from rlvr_boundary.io.text import (
     MAX_LINE_BYTES,
     _check_exists,
@@ -176,6 +176,8 @@ def _read_count_jsonl(path: Path, label: str) -> list[Counts]:
         n = _as_count(obj["n"], path=path, line=line, field="n")
         c = _as_count(obj["c"], path=path, line=line, field="c")
         _check_row(pid, n, c, path, line, seen, "")
+        if len(seen) > MAX_PAIRS:
+            raise too_many_pairs(path, line)
         ids.append(pid)
         ns.append(n)
         cs.append(c)
@@ -195,7 +197,10 @@ def _iter_table_rows(path: Path):
         delim = "\t" if ".tsv" in path.name.lower() else ","
         # Lines are bounded by the line reader; a field may be as long as a line.
         csv.field_size_limit(MAX_LINE_BYTES)
-        reader = csv.reader((text for _, text in iter_text_lines(path)), delimiter=delim)
+        # Not UTF-8 is an error here (every cell is an id, a label or a count: replacing
+        # bytes could merge two ids).
+        reader = csv.reader((text for _, text in iter_text_lines(path, replace_invalid=False)),
+                            delimiter=delim)
         try:
             header = next(reader, None)
             if not header:
@@ -256,6 +261,8 @@ def _read_count_table(path: Path, default_model: str) -> list[Counts]:
         n = _as_count(rec["n"], path=path, line=line, field="n", text=text)
         c = _as_count(rec["c"], path=path, line=line, field="c", text=text)
         _check_row(str(pid), n, c, path, line, seen, str(model))
+        if len(seen) > MAX_PAIRS:
+            raise too_many_pairs(path, line)
         d = data.setdefault(str(model), {"ids": [], "n": [], "c": []})
         d["ids"].append(str(pid))
         d["n"].append(n)
@@ -291,7 +298,7 @@ def counts_from_table(table, path: Path, default_model: str, *, facts=None,
                               sub.column("n").to_numpy(), sub.column("c").to_numpy(), str(path)))
         return out
     derive = "text" in names and not (names & set(QUALITY_COLUMNS))
-    reducer = CountReducer()
+    reducer = CountReducer(path)
     row = 1
     for batch in table.to_batches(max_chunksize=BATCH_ROWS):
         feed(validate_batch(batch, path, row), reducer, facts, derive, progress)
@@ -317,7 +324,7 @@ def read_adapter(fmt: str, path: Path, label: str | None, choices: dict | None =
         raise InputError(f"unknown format '{fmt}'; known: "
                          f"{', '.join([*NATIVE_FORMATS, *ADAPTER_NAMES])}", path=path)
     if getattr(adapters.adapter(fmt), "STREAMS", False):
-        reducer = CountReducer()
+        reducer = CountReducer(path)
         row = [1]
 
         def sink(batch) -> None:
@@ -525,6 +532,36 @@ def parse_price_table(text: str, source: str, kind: str = "auto"):
     return _price_from_lines(lines, source, kind)
 
 
+def _check_curve_row(vals: list[float], prev: list[float] | None, header, source: str,
+                     line: int) -> None:
+    """One row ``k, pass@k base, pass@k RL`` of a published curve, against the row before.
+
+    Budgets increase strictly; pass@k lies in [0, 1] and never decreases as k grows
+    (a sample budget that grows can only solve more), so a falling value is a
+    misread table, a column of something else (pass@1 per step, a loss), or rows
+    out of order, and the crossings and price read from it would be meaningless.
+    """
+    k = vals[0]
+    if k <= 0:
+        raise InputError(f"budget k must be > 0, found {k:g}", path=source, line=line, field="k")
+    names = header[1:3] if header and len(header) >= 3 else ["base", "RL"]
+    for col, v in zip(names, vals[1:]):
+        if not 0 <= v <= 1:
+            raise InputError(f"pass@k must lie in [0, 1] (give fractions, not percent), found "
+                             f"{v:g}", path=source, line=line, field=str(col))
+    if prev is None:
+        return
+    if k <= prev[0]:
+        raise InputError(f"budgets must increase down the rows: k = {k:g} after k = {prev[0]:g}",
+                         path=source, line=line, field="k")
+    for col, v, before in zip(names, vals[1:], prev[1:]):
+        if v < before:
+            raise InputError(
+                f"pass@k of {col} falls from {before:g} at k = {prev[0]:g} to {v:g} at k = {k:g}; "
+                "pass@k never decreases as k grows: is this column a pass@k curve?",
+                path=source, line=line, field=str(col))
+
+
 def _price_from_lines(lines, source: str, kind: str):
     """The parser of :func:`read_price_table` on ``(line number, text)`` pairs."""
     header, delim, ncol, first = None, None, None, None
@@ -588,6 +625,7 @@ def _price_from_lines(lines, source: str, kind: str):
             if len(chunk) >= 65_536:
                 flush()
         else:
+            _check_curve_row(vals, rows[-1] if rows else None, header, source, i)
             rows.append(vals)
             if len(rows) > MAX_CURVE_ROWS:
                 raise InputError(f"a published curve has at most {MAX_CURVE_ROWS:,} rows",

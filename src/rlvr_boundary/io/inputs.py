@@ -138,7 +138,7 @@ def _read_one(path: Path, fmt: str, label: str | None, choices: dict[str, dict],
 
         scorers = scorer_columns(names)  # several graders' verdicts: counted in this same pass
         want += scorers + [c for c in TALLY_COLUMNS if scorers and c in names]
-        reducer = CountReducer()
+        reducer = CountReducer(path)
         for batch in iter_rollout_batches(path, want):
             if label is not None:
                 batch = _relabelled(batch, label, path)

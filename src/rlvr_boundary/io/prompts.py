@@ -7,8 +7,6 @@ missing fields are errors that name the file and line.
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from rlvr_boundary.errors import InputError
@@ -53,10 +51,10 @@ def read_prompts(path: str | Path, id_field: str | None = None,
     if is_jsonl(path):
         for line, rec in iter_json_lines(path):
             take(rec, line)
-    else:
-        dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
-        text = path.read_text(encoding="utf-8")
-        for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+    else:  # streamed, each line bounded (a file without newlines is refused, not loaded)
+        from rlvr_boundary.io.text import iter_csv_records
+
+        for i, rec in iter_csv_records(path):
             take(rec, i)
     if not out:
         raise InputError("prompt file has no records", path=path)

@@ -28,6 +28,7 @@ import numpy as np
 from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open
+from rlvr_boundary.io.outputs import note_input
 
 #: Version of the JSON result and rollout-table schemas (docs/schema.md). 1.1 adds keys
 #: (each comparison's ``gain_run_end``); 1.0 files are read and upgraded
@@ -140,7 +141,18 @@ def write_result(path: str | Path, kind: str, options: Any, payload: dict[str, A
 
 
 def write_doc(path: str | Path, doc: dict[str, Any]) -> dict:
-    """Write an enveloped result (from :func:`envelope`) atomically; return it."""
+    """Write an enveloped result (from :func:`envelope`) atomically; return it.
+
+    ``path`` ``-`` writes the document to standard output instead (the command's
+    messages go to standard error then, see :func:`rlvr_boundary.io.outputs.check_outputs`).
+    """
+    if str(path) == "-":
+        import sys
+
+        json.dump(doc, sys.stdout, indent=1, allow_nan=False)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        return doc
     with atomic_open(path, "w") as fh:
         json.dump(doc, fh, indent=1, allow_nan=False)
         fh.write("\n")
@@ -157,6 +169,7 @@ def read_result(path: str | Path, kind: str | None = None) -> dict[str, Any]:
     A file over :data:`MAX_RESULT_BYTES` is refused before it is parsed (results
     are written by this tool and are far smaller).
     """
+    note_input(path)
     try:
         if Path(path).stat().st_size > MAX_RESULT_BYTES:
             raise InputError(f"larger than {MAX_RESULT_BYTES >> 20} MB: not a result file of "

@@ -14,6 +14,7 @@ errors name the file, the line (JSONL) or row (Parquet, 1-based) and the column.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -28,7 +29,8 @@ import pyarrow.parquet as pq
 from rlvr_boundary._version import __version__
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.atomic import atomic_open, atomic_path
-from rlvr_boundary.io.counts import Counts
+from rlvr_boundary.io.counts import MAX_PAIRS, Counts, too_many_pairs
+from rlvr_boundary.io.outputs import note_input
 from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them from here)
     DATA_SUFFIXES,
@@ -37,6 +39,7 @@ from rlvr_boundary.io.text import (  # noqa: F401 (re-exported: readers use them
     _check_exists,
     is_jsonl,
     iter_json_lines,
+    iter_json_lines_sized,
     open_text,
     path_stem,
     sha256_of,
@@ -49,6 +52,10 @@ from rlvr_boundary.io.schema import (
 )
 
 BATCH_ROWS = 65_536
+#: A batch also stops growing at about this many bytes of data (JSONL line text, or
+#: Parquet column data by the file's metadata): 65,536 completions of 8 KB would be
+#: 512 MB in Arrow and several times that as Python objects.
+BATCH_BYTES = 32 << 20
 #: (file, field) pairs whose lone surrogates were already reported.
 _SURROGATES_REPORTED: set[tuple[str, str]] = set()
 
@@ -64,10 +71,13 @@ log = logging.getLogger(__name__)
 
 def parquet_files(path: Path) -> list[Path]:
     """The Parquet files of a table: the file itself, or the shards of a directory."""
+    note_input(path)
     if path.is_dir():
         files = sorted(path.glob("part-*.parquet"))
         if not files:
             raise InputError("directory holds no part-*.parquet shards", path=path)
+        for f in files:
+            note_input(f)
         return files
     return [path]
 
@@ -103,7 +113,7 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
     if target == pa.bool_():
         if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
             ok = pc.or_(pc.is_null(arr), pc.is_in(arr, value_set=pa.array([0, 1], arr.type)))
-            if not pc.all(ok).as_py():
+            if not pc.all(ok, min_count=0).as_py():
                 i = pc.index(ok, False).as_py()
                 raise fail(i, f"expected a boolean (or 0/1), found {arr[i].as_py()!r}")
             return pc.not_equal(arr, pa.scalar(0, arr.type))
@@ -129,7 +139,7 @@ def _coerce_column(name: str, arr: pa.Array, path: Path, first_row: int) -> pa.A
         if pa.types.is_floating(arr.type):
             whole = pc.or_(pc.is_null(arr), pc.and_(pc.equal(pc.floor(arr), arr),
                                                     pc.less(pc.abs(arr), 2.0**63)))
-            if not pc.all(pc.fill_null(whole, False)).as_py():
+            if not pc.all(pc.fill_null(whole, False), min_count=0).as_py():
                 i = pc.index(pc.fill_null(whole, False), False).as_py()
                 raise fail(i, f"expected an integer, found {arr[i].as_py()!r}")
             return arr.cast(pa.int64())
@@ -173,7 +183,7 @@ def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int,
     if "verify_status" in cols:
         ok = pc.or_(pc.is_null(cols["verify_status"]),
                     pc.is_in(cols["verify_status"], value_set=pa.array(VERIFY_STATUSES)))
-        if not pc.all(ok).as_py():
+        if not pc.all(ok, min_count=0).as_py():
             i = pc.index(ok, False).as_py()
             raise InputError(
                 f"verify_status must be one of {list(VERIFY_STATUSES)}, found "
@@ -218,7 +228,8 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
-        batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+        batches = pf.iter_batches(batch_size=_rows_per_batch(pf, cols, batch_rows),
+                                  columns=cols)
         while True:
             try:
                 batch = next(batches, None)
@@ -234,11 +245,29 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         raise InputError("table has no rows", path=path)
 
 
+def _rows_per_batch(pf: pq.ParquetFile, cols: list[str] | None, batch_rows: int) -> int:
+    """At most ``batch_rows`` rows, and about :data:`BATCH_BYTES` of uncompressed data."""
+    md = pf.metadata
+    if md.num_rows == 0:
+        return batch_rows
+    names = set(cols) if cols is not None else None
+    size = 0
+    for g in range(md.num_row_groups):
+        rg = md.row_group(g)
+        for j in range(rg.num_columns):
+            c = rg.column(j)
+            if names is None or c.path_in_schema.split(".")[0] in names:
+                size += c.total_uncompressed_size
+    per_row = max(1, size // md.num_rows)
+    return int(max(1, min(batch_rows, BATCH_BYTES // per_row)))
+
+
 def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
                 required: tuple[str, ...]) -> Iterator[pa.Table]:
     rows: list[dict] = []
     line_numbers: list[int] = []  # file line of each buffered row
     seen_any = False
+    held = 0  # characters of the buffered lines
 
     def flush() -> pa.Table:
         # Errors inside carry batch-relative rows (1-based); _remap_lines makes them file lines.
@@ -247,16 +276,17 @@ def _iter_jsonl(path: Path, want: list[str] | None, batch_rows: int,
                   for k in keys if k in required or any(k in r for r in rows)}
         return validate_batch(pa.table(arrays), path, 1, required)
 
-    for lineno, obj in iter_json_lines(path):
+    for lineno, obj, size in iter_json_lines_sized(path):
         seen_any = True
         for req in required:
             if req not in obj:
                 raise InputError("missing required field", path=path, line=lineno, field=req)
         rows.append(obj)
         line_numbers.append(lineno)
-        if len(rows) >= batch_rows:
+        held += size
+        if len(rows) >= batch_rows or held >= BATCH_BYTES:
             yield _remap_lines(flush, line_numbers, path)
-            rows, line_numbers = [], []
+            rows, line_numbers, held = [], [], 0
     if rows:
         yield _remap_lines(flush, line_numbers, path)
     if not seen_any:
@@ -334,11 +364,39 @@ def read_rollouts(path: str | Path, columns: list[str] | None = None) -> pa.Tabl
     return pa.concat_tables(batches, promote_options="default")
 
 
+def take_rows(path: str | Path, indices, columns: list[str] | None = None) -> pa.Table:
+    """The validated rows at ``indices`` (0-based over the whole table), read batch by batch.
+
+    Only the rows taken are held: a selection of a few thousand rows from a table of
+    millions costs one batch plus the selection. ``indices`` may be in any order and
+    is returned ascending. Columns are those of the batches (a JSONL batch has the
+    keys its lines have: batches are joined with nulls where a key is missing).
+    """
+    want = np.unique(np.asarray(indices, dtype=np.int64))  # (S,) ascending
+    parts, start, first = [], 0, None
+    for batch in iter_rollout_batches(path, columns):
+        first = first if first is not None else batch
+        stop = start + batch.num_rows
+        lo, hi = np.searchsorted(want, [start, stop])
+        if hi > lo:
+            parts.append(batch.take(pa.array(want[lo:hi] - start, pa.int64())))
+        start = stop
+        if hi == want.size and want.size:
+            break
+    if want.size and (not parts or want[-1] >= start):
+        raise InputError(f"row {int(want[-1]) + 1} is past the end of the table ({start} rows)",
+                         path=path)
+    if not parts:
+        return first.slice(0, 0) if first is not None else pa.table({})
+    return pa.concat_tables(parts, promote_options="default")
+
+
 def read_manifest(table_path: str | Path) -> dict | None:
     """The run manifest beside a table, or None if there is none."""
     mpath = manifest_path_for(table_path)
     if not mpath.exists():
         return None
+    note_input(mpath)
     if mpath.is_dir() or mpath.stat().st_size > MAX_LINE_BYTES:
         raise InputError(f"manifest is not a JSON file under {MAX_LINE_BYTES >> 20} MB",
                          path=mpath)
@@ -360,48 +418,197 @@ def read_manifest(table_path: str | Path) -> dict | None:
 
 
 def _sample_idx_check(agg: pa.Table, path: Path) -> None:
-    """Each (prompt, model) must hold sample_idx 0..n-1 exactly once.
+    """Each (prompt, model) must hold sample_idx 0..n-1: no index outside that range.
 
-    Streaming, we keep count, min, max, sum and sum of squares per group: the
-    first two moments of a multiset of n non-negative integers with min 0 and
-    max n-1 equal those of 0..n-1 only if it is a permutation of 0..n-1, except
-    for rare multisets that trade a duplicate against a gap in a way that also
-    preserves the sum of squares. Any duplicated or missing row (the usual
-    failure: a shard written twice, a crash mid-run) changes the count or sum.
+    Duplicates were refused while reading (:class:`SampleIndexSet`, exact). Without
+    a duplicate, ``n`` distinct non-negative integers are exactly ``0..n-1`` iff
+    their minimum is 0 and their maximum ``n - 1``; anything else means missing
+    samples (a gap) or an index past the end.
     """
     n = agg.column("n").to_numpy()
     lo = agg.column("idx_min").to_numpy()
     hi = agg.column("idx_max").to_numpy()
-    s1 = agg.column("idx_sum").to_numpy().astype(float)
-    s2 = agg.column("idx_sum2").to_numpy().astype(float)
-    nf = n.astype(float)
-    ok = (lo == 0) & (hi == n - 1) & (s1 == nf * (nf - 1) / 2) & (
-        s2 == (nf - 1) * nf * (2 * nf - 1) / 6)
+    ok = (lo == 0) & (hi == n - 1)
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         pid = agg.column("prompt_id")[i].as_py()
         model = agg.column("model")[i].as_py()
         raise InputError(
             f"prompt '{pid}' of model '{model}' has {n[i]} rows but sample_idx is not "
-            f"0..{n[i] - 1} exactly once (min {lo[i]}, max {hi[i]}): duplicated or missing "
-            f"samples", path=path, field="sample_idx")
+            f"0..{n[i] - 1} exactly once (min {lo[i]}, max {hi[i]}): missing samples, or "
+            "indices past the end", path=path, field="sample_idx")
+
+
+class SampleIndexSet:
+    """Exact duplicate detection of ``sample_idx`` within each (prompt, model), streaming.
+
+    Moments (count, sum, sum of squares) cannot tell ``{0,1,1,4,5,5,6,6,8,9}`` from
+    ``0..9``; this keeps the indices themselves, compactly. Per group it holds a
+    prefix length ``L`` (every index below ``L`` seen once) and, for indices that
+    arrive ahead of their predecessors, a few sorted runs of 64-bit keys
+    ``group << 32 | index``. Tables written in order (any interleaving of groups,
+    each group ascending) cost one integer per group; rows out of order within
+    their group cost 8 bytes each until the gap before them fills. Every new index
+    is checked against the prefix, the runs and its own batch, so the first
+    repeated index is refused with its prompt, model and value.
+
+    Notes
+    -----
+    Memory is bounded by :data:`MAX_PENDING` out-of-order indices (128 MB); a table
+    shuffled worse than that is refused with the advice to sort it. Group keys are
+    held once each (a dictionary of the (prompt, model) pairs seen).
+    """
+
+    #: Most indices held out of order at once (8 bytes each, twice while runs merge).
+    MAX_PENDING = 16_000_000
+    #: Sorted runs kept before they are merged (and their contiguous heads absorbed).
+    MAX_RUNS = 16
+
+    def __init__(self) -> None:
+        self.codes: dict[str, dict[str, int]] = {}  # model -> prompt id -> group code
+        self.groups = 0
+        self.prefix = np.zeros(1024, dtype=np.int64)  # (groups,) every index < L seen
+        self.runs: list[np.ndarray] = []  # sorted, disjoint int64 keys
+        self.pending = 0
+
+    def add(self, batch: pa.Table, path: Path | None = None) -> None:
+        """Record the (prompt_id, model, sample_idx) of a validated batch; refuse a repeat."""
+        if batch.num_rows == 0:
+            return
+        pid = batch.column("prompt_id").combine_chunks()
+        model = batch.column("model").combine_chunks()
+        idx = batch.column("sample_idx").combine_chunks().to_numpy(zero_copy_only=False)
+        if idx.max() >= 2**32:
+            i = int(np.argmax(idx >= 2**32))
+            raise InputError(f"sample_idx {int(idx[i])} of prompt '{pid[i].as_py()}' is out of "
+                             "range: the samples of a (prompt, model) are numbered 0..n-1",
+                             path=path, field="sample_idx")
+        # Group code of each row: the batch's distinct (prompt, model) pairs looked up once.
+        pe = pc.dictionary_encode(pid)
+        pl = pe.indices.to_numpy(zero_copy_only=False)
+        if model.null_count == 0 and pc.all(pc.equal(model, model[0]), min_count=0).as_py():
+            # one model in the batch (the usual case): the prompt's code is the pair's
+            nm, mnames = 1, [model[0].as_py()]
+            pairs, inv = np.arange(len(pe.dictionary)), pl
+        else:
+            me = pc.dictionary_encode(model)
+            nm, mnames = len(me.dictionary), me.dictionary.to_pylist()
+            pairs, inv = np.unique(pl * nm + me.indices.to_numpy(zero_copy_only=False),
+                                   return_inverse=True)
+        pnames = pe.dictionary.to_pylist()
+        by_model = [self.codes.setdefault(m, {}) for m in mnames]  # model -> {prompt: code}
+
+        def code(u: int) -> int:
+            d = by_model[u % nm]
+            c = d.get(pnames[u // nm])
+            if c is None:
+                c = d[pnames[u // nm]] = self.groups
+                self.groups += 1
+            return c
+
+        local = np.fromiter((code(u) for u in pairs.tolist()), np.int64, pairs.size)
+        if self.groups > MAX_PAIRS:
+            raise too_many_pairs(path)
+        if self.groups > self.prefix.size:
+            self.prefix = np.concatenate([self.prefix, np.zeros(max(self.groups, self.prefix.size),
+                                                                np.int64)])
+        g = local[inv.reshape(-1)]  # (rows,) int64 group code
+        keys = (g << 32) | idx  # (rows,) int64: codes < 2**31, indices < 2**32
+        if keys.size < 2 or bool(np.all(keys[1:] > keys[:-1])):
+            order, k = None, keys  # already sorted and distinct: groups in turn, each ascending
+        else:
+            order = np.argsort(keys, kind="stable")
+            k = keys[order]  # (rows,) sorted
+            repeat = np.flatnonzero(k[1:] == k[:-1])
+            if repeat.size:
+                self._fail(batch, int(order[repeat[0] + 1]), path)
+        gi, ii = k >> 32, k & 0xFFFFFFFF
+        row = (lambda j: j) if order is None else (lambda j: int(order[j]))
+        seen = ii < self.prefix[gi]
+        if seen.any():
+            self._fail(batch, row(int(np.argmax(seen))), path)
+        for run in self.runs:
+            pos = np.minimum(np.searchsorted(run, k), run.size - 1)
+            hit = run[pos] == k
+            if hit.any():
+                self._fail(batch, row(int(np.argmax(hit))), path)
+        ahead = self._extend(gi, ii)
+        if ahead.any():
+            self.runs.append(k[ahead])
+            self.pending += int(ahead.sum())
+            if len(self.runs) > self.MAX_RUNS:
+                self._compact()
+
+    def _extend(self, gi: np.ndarray, ii: np.ndarray) -> np.ndarray:
+        """Grow each group's prefix by its indices that continue it; return the others.
+
+        ``gi, ii`` are sorted by (group, index) without repeats: within a group the
+        indices ``L, L+1, ...`` come first, so a row continues the prefix exactly
+        when ``index == L + rank in its group``.
+        """
+        pos = np.arange(gi.size)
+        first = np.empty(gi.size, dtype=bool)  # first row of each group
+        first[:1] = True
+        np.not_equal(gi[1:], gi[:-1], out=first[1:])
+        rank = pos - np.maximum.accumulate(np.where(first, pos, 0))
+        cont = ii == self.prefix[gi] + rank
+        self.prefix += np.bincount(gi[cont], minlength=self.prefix.size)
+        return ~cont
+
+    def _compact(self) -> None:
+        """Merge the runs into one and absorb the indices that now continue a prefix."""
+        k = np.concatenate(self.runs)
+        self.runs = []
+        k.sort()
+        keep = np.ones(k.size, dtype=bool)
+        step = 1 << 22  # temporaries of 4M keys at a time, cut at group boundaries
+        a = 0
+        while a < k.size:
+            b = min(a + step, k.size)
+            if b < k.size:  # extend to the end of the group at b - 1
+                b = int(np.searchsorted(k, ((k[b - 1] >> 32) + 1) << 32))
+            gi, ii = k[a:b] >> 32, k[a:b] & 0xFFFFFFFF
+            keep[a:b] = self._extend(gi, ii)
+            a = b
+        rest = k[keep]
+        del k, keep
+        self.runs = [rest] if rest.size else []
+        self.pending = int(rest.size)
+        if self.pending > self.MAX_PENDING:
+            raise InputError(
+                f"more than {self.MAX_PENDING:,} samples arrive ahead of a lower sample_idx of "
+                "their (prompt, model): too far out of order to check for duplicates in bounded "
+                "memory; sort the table by prompt_id, model, sample_idx")
+
+    @staticmethod
+    def _fail(batch: pa.Table, row: int, path: Path | None) -> None:
+        pid = batch.column("prompt_id")[row].as_py()
+        model = batch.column("model")[row].as_py()
+        idx = batch.column("sample_idx")[row].as_py()
+        raise InputError(f"prompt '{pid}' of model '{model}' has sample_idx {idx} more than "
+                         "once: duplicated samples (a shard or a file read twice?); each index "
+                         "0..n-1 must appear exactly once", path=path, field="sample_idx")
 
 
 class CountReducer:
     """Per-prompt counts of every model, accumulated batch by batch in bounded memory.
 
     Feed validated rollout batches to :meth:`add` (from a file, a shard
-    directory or an adapter's in-memory table); :meth:`result` checks that every
-    (prompt, model) holds ``sample_idx`` 0..n-1 exactly once and returns the
-    counts. Partial aggregates are compacted every 16 batches.
+    directory or an adapter's in-memory table); a repeated ``sample_idx`` is refused
+    as soon as it is read (:class:`SampleIndexSet`), and :meth:`result` checks that
+    every (prompt, model) holds ``sample_idx`` 0..n-1 and returns the counts.
+    Partial aggregates are compacted every 16 batches.
     """
 
     _AGGS = [("correct", "sum"), ("correct", "count"), ("sample_idx", "min"),
-             ("sample_idx", "max"), ("sample_idx", "sum"), ("idx2", "sum")]
+             ("sample_idx", "max")]
 
-    def __init__(self) -> None:
+    def __init__(self, path: str | Path | None = None) -> None:
         self.parts: list[pa.Table] = []
         self.rows = 0
+        #: The file named in a duplicate's error (the reader's path).
+        self.path = None if path is None else Path(path)
+        self.indices = SampleIndexSet()
         #: ``correct__<scorer>`` columns (two or more), fixed by the first batch; their
         #: per-prompt sums and a :class:`~rlvr_boundary.io.verdicts.VerdictTally` ride along.
         self.scorers: list[str] | None = None
@@ -413,8 +620,8 @@ class CountReducer:
         if self.scorers is None:
             self.scorers = scorer_columns(batch.column_names)
             self.tally = VerdictTally(self.scorers) if self.scorers else None
+        self.indices.add(batch, self.path)
         t = batch.select(["prompt_id", "model", "sample_idx", "correct"])
-        t = t.append_column("idx2", pc.multiply(t.column("sample_idx"), t.column("sample_idx")))
         t = t.set_column(t.column_names.index("correct"), "correct",
                          t.column("correct").cast(pa.int64()))
         if self.tally is not None:
@@ -425,8 +632,7 @@ class CountReducer:
         g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(aggs)
         self.parts.append(g.rename_columns(
             {"correct_sum": "c", "correct_count": "n", "sample_idx_min": "idx_min",
-             "sample_idx_max": "idx_max", "sample_idx_sum": "idx_sum", "idx2_sum": "idx_sum2",
-             **{f"{col}_sum": col for col in self.scorers or []}}))
+             "sample_idx_max": "idx_max", **{f"{col}_sum": col for col in self.scorers or []}}))
         self.rows += batch.num_rows
         if len(self.parts) > 16:  # compact partial aggregates to keep memory bounded
             self.parts = [self._merge(self.parts, self.scorers)]
@@ -436,10 +642,9 @@ class CountReducer:
         t = pa.concat_tables(tables)
         g = t.group_by(["prompt_id", "model"], use_threads=False).aggregate(
             [("c", "sum"), ("n", "sum"), ("idx_min", "min"), ("idx_max", "max"),
-             ("idx_sum", "sum"), ("idx_sum2", "sum"), *[(col, "sum") for col in scorers or []]])
+             *[(col, "sum") for col in scorers or []]])
         return g.rename_columns({"c_sum": "c", "n_sum": "n", "idx_min_min": "idx_min",
-                                 "idx_max_max": "idx_max", "idx_sum_sum": "idx_sum",
-                                 "idx_sum2_sum": "idx_sum2",
+                                 "idx_max_max": "idx_max",
                                  **{f"{col}_sum": col for col in scorers or []}})
 
     def result(self, path: str | Path) -> dict[str, Counts]:
@@ -447,6 +652,7 @@ class CountReducer:
         path = Path(path)
         if not self.parts:
             raise InputError("table has no rows", path=path)
+        self.indices = SampleIndexSet()  # every duplicate was refused on arrival: free it
         agg = self._merge(self.parts, self.scorers)
         _sample_idx_check(agg, path)
         out: dict[str, Counts] = {}
@@ -473,7 +679,7 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
     """
     from rlvr_boundary.io.verdicts import TALLY_COLUMNS, scorer_columns
 
-    reducer = CountReducer()
+    reducer = CountReducer(path)
     scorers = scorer_columns(table_columns(path))
     want = [*REQUIRED_ROLLOUT, *scorers, *(TALLY_COLUMNS if scorers else ())]
     for batch in iter_rollout_batches(path, want, batch_rows=batch_rows):
@@ -486,9 +692,25 @@ def reduce_counts(path: str | Path, *, batch_rows: int = BATCH_ROWS,
 # ----------------------------------------------------------------------------- writing
 
 
+#: Endings of a rollout table this tool writes (the format follows the ending).
+ROLLOUT_WRITE_SUFFIXES = (".parquet", ".jsonl")
+
+
+def check_rollout_suffix(path: str | Path, flag: str | None = None) -> None:
+    """Refuse a rollout-table output whose ending is not ``.parquet`` or ``.jsonl``.
+
+    The ending chooses the format: ``o.csv`` would otherwise hold Parquet bytes
+    under a CSV name, and ``.jsonl.gz`` JSON text under a gzip name.
+    """
+    if not str(path).lower().endswith(ROLLOUT_WRITE_SUFFIXES):
+        raise InputError(f"{flag + ': ' if flag else ''}{path}: a rollout table is written as "
+                         "Parquet (.parquet) or JSON Lines (.jsonl); the format follows the "
+                         "ending")
+
+
 def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = None, *,
                    required: tuple[str, ...] = REQUIRED_ROLLOUT) -> Path:
-    """Write a rollout table atomically (Parquet or JSONL by suffix) and its manifest.
+    """Write a rollout table atomically (``.parquet`` or ``.jsonl``, by suffix) and its manifest.
 
     What is written is the validated table: canonical types (0/1 verdicts become
     booleans, integer ids strings, ...), checked row by row as when reading. The
@@ -496,18 +718,79 @@ def write_rollouts(table: pa.Table, path: str | Path, manifest: dict | None = No
     ``tool_version`` of this writer come after the manifest's own keys, so a
     copied manifest cannot keep stale versions.
     """
+    return write_rollout_batches([table], path, manifest, required=required)
+
+
+def write_rollout_batches(batches, path: str | Path, manifest: dict | None = None, *,
+                          required: tuple[str, ...] = REQUIRED_ROLLOUT,
+                          schema: pa.Schema | None = None) -> Path:
+    """:func:`write_rollouts` from an iterable of tables, one at a time (bounded memory).
+
+    Each batch is validated, then conformed to ``schema`` (default: the first
+    batch's canonical schema): a column it lacks is written as nulls, a column the
+    schema lacks is an error. The file appears only when every batch is written.
+    """
     path = Path(path)
-    table = validate_batch(table, path, 1, required)
-    if is_jsonl(path):
-        with atomic_open(path, "w") as fh:
-            for batch in table.to_batches(BATCH_ROWS):
-                for row in batch.to_pylist():
-                    fh.write(json.dumps(to_jsonable(row), ensure_ascii=False) + "\n")
-    else:
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp, compression="zstd")
+    check_rollout_suffix(path)
+    jsonl = path.name.lower().endswith(".jsonl")
+    row = 1
+    with atomic_path(path) as tmp:
+        writer = None
+        with open(tmp, "w", encoding="utf-8") if jsonl else contextlib.nullcontext() as fh:
+            try:
+                for table in batches:
+                    table = validate_batch(table, path, row, required)
+                    row += table.num_rows
+                    if jsonl:
+                        for batch in table.to_batches(BATCH_ROWS):
+                            for r in batch.to_pylist():
+                                fh.write(json.dumps(to_jsonable(r), ensure_ascii=False) + "\n")
+                        continue
+                    schema = schema or table.schema
+                    table = _conform(table, schema, path)
+                    if writer is None:
+                        writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+                    writer.write_table(table)
+                if not jsonl and writer is None:  # no batch at all: an empty table
+                    if schema is None:
+                        raise InputError("nothing to write: no rows and no columns", path=path)
+                    writer = pq.ParquetWriter(tmp, schema, compression="zstd")
+            finally:
+                if writer is not None:
+                    writer.close()
     if manifest is not None:
         doc = {**manifest, "schema_version": SCHEMA_VERSION, "tool_version": __version__}
         with atomic_open(manifest_path_for(path), "w") as fh:
             json.dump(to_jsonable(doc), fh, indent=1)
     return path
+
+
+def _conform(table: pa.Table, schema: pa.Schema, path: Path) -> pa.Table:
+    """``table`` with exactly the columns of ``schema``, in its order and types."""
+    extra = [c for c in table.column_names if c not in schema.names]
+    if extra:
+        raise InputError(f"a batch has columns the others lack: {extra[:5]}", path=path,
+                         field=extra[0])
+    cols = []
+    for f in schema:
+        if f.name in table.column_names:
+            col = table.column(f.name)
+            cols.append(col if col.type == f.type else col.cast(f.type))
+        else:
+            cols.append(pa.nulls(table.num_rows, f.type))
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def table_schema(path: str | Path) -> pa.Schema:
+    """One schema for every shard of a Parquet table (their schemas unified: a column
+    that is all-null in one shard takes the type it has in the others)."""
+    files = parquet_files(Path(path))
+    try:
+        schemas = [pq.read_schema(f) for f in files]
+    except PARQUET_ERRORS as exc:
+        raise InputError(f"not a readable Parquet file ({exc})", path=path) from None
+    try:
+        return pa.unify_schemas(schemas, promote_options="default")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputError(f"the shards have columns of different types ({exc})",
+                         path=path) from None

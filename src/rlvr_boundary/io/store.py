@@ -48,13 +48,15 @@ class ShardedWriter:
         from rlvr_boundary.errors import InputError
         from rlvr_boundary.io.results import SCHEMA_VERSION, to_jsonable
 
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        from rlvr_boundary.io.outputs import check_folder
+
+        # Not a file, a device or an input of this run; created here (errors say why not).
+        self.directory = check_folder(directory)
         mpath = self.directory / "manifest.json"
         doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **(manifest or {})}
         doc = to_jsonable(doc)
         if mpath.exists():
-            old = json.loads(mpath.read_text(encoding="utf-8"))
+            old = _read_manifest(mpath)
             diff = [k for k in must_match if old.get(k) != doc.get(k)]
             if diff:
                 raise InputError(
@@ -92,3 +94,23 @@ class ShardedWriter:
     @property
     def complete(self) -> bool:
         return (self.directory / "_COMPLETE").exists()
+
+
+def _read_manifest(mpath: Path) -> dict:
+    """The manifest of an existing output folder (a JSON object under 64 MB), or an error."""
+    from rlvr_boundary.errors import InputError
+
+    try:
+        if mpath.is_dir() or mpath.stat().st_size > 64 << 20:
+            raise InputError("not a manifest of this tool (a JSON file under 64 MB); use a new "
+                             "output folder", path=mpath)
+        old = json.loads(mpath.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"cannot read the manifest of the existing output ({type(exc).__name__});"
+                         " use a new output folder", path=mpath) from None
+    if not isinstance(old, dict):
+        raise InputError("the manifest of the existing output is not a JSON object; use a new "
+                         "output folder", path=mpath)
+    return old

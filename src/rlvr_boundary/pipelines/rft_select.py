@@ -71,16 +71,18 @@ def run(rollouts: str | Path, opts: RftOptions, *, out: str | Path | None = None
 
     from rlvr_boundary.io.outputs import check_outputs
     from rlvr_boundary.io.results import envelope, write_doc
-    from rlvr_boundary.io.rollouts import read_manifest, read_rollouts, table_columns, write_rollouts
+    from rlvr_boundary.io.rollouts import (iter_rollout_batches, read_manifest, table_columns,
+                                           take_rows, write_rollouts)
     from rlvr_boundary.io.schema import manifest_path_for
-    from rlvr_boundary.shaping.rft import select_rft
+    from rlvr_boundary.shaping.rft import apply_rules, choose_rft
     from rlvr_boundary.verify import quality
 
     src = Path(rollouts)
     out = Path(out) if out else default_out(src)
     summary = Path(summary) if summary else summary_path_for(out)
     check_outputs({"--out": out, "--out (its manifest)": manifest_path_for(out),
-                   "--summary": summary}, [src, manifest_path_for(src)])
+                   "--summary": summary}, [src, manifest_path_for(src)],
+                  suffixes={"--out": (".parquet", ".jsonl")})
     score_col = STRATEGIES[opts.by][0]
     have = set(table_columns(src))
     for col in ["text", "correct"] + ([score_col] if score_col else []):
@@ -91,16 +93,26 @@ def run(rollouts: str | Path, opts: RftOptions, *, out: str | Path | None = None
             else:
                 why, fix = "the rule filters read it", "the table must hold completions"
             raise InputError(f"column '{col}' is missing ({why}); {fix}", path=src, field=col)
-    table = read_rollouts(src)
-    texts = table.column("text").to_pylist()
-    correct = table.column("correct").to_numpy(zero_copy_only=False)
-    score = None
-    if score_col is not None:
-        score = table.column(score_col).to_numpy(zero_copy_only=False).astype(float)
-    sel = select_rft(texts, correct, score, opts, text_ops=quality)
-    chosen = table.take(pa.array(sel.indices, type=pa.int64()))
+    import numpy as np
+
+    # Two passes over the table, never holding it: the rules need each text once, the
+    # strategy only each row's outcome, verdict and score; the chosen rows are read again.
+    reasons: list = []
+    correct, scores = [], []
+    for batch in iter_rollout_batches(src, ["text", "correct"] + ([score_col] if score_col
+                                                                   else [])):
+        reasons += apply_rules(batch.column("text").to_pylist(), opts.max_redundancy, quality)[1]
+        correct.append(batch.column("correct").to_numpy(zero_copy_only=False))
+        if score_col is not None:
+            scores.append(batch.column(score_col).to_numpy(zero_copy_only=False).astype(float))
+    correct = np.concatenate(correct) if correct else np.zeros(0, bool)  # (N,)
+    score = None if score_col is None else np.concatenate([np.zeros(0), *scores])  # (N,)
+    sel = choose_rft(reasons, correct, score, opts)
+    n_input = len(reasons)
+    chosen = take_rows(src, sel.indices)
+    texts = [quality.cut_after_answer(t) for t in chosen.column("text").to_pylist()]
     chosen = chosen.set_column(chosen.column_names.index("text"), "text",
-                               pa.array(sel.texts, type=pa.string()))
+                               pa.array(texts, type=pa.string()))
     manifest = dict(read_manifest(src) or {})
     manifest.pop("schema_version", None)
     manifest.pop("tool_version", None)
@@ -109,7 +121,7 @@ def run(rollouts: str | Path, opts: RftOptions, *, out: str | Path | None = None
                               "max_redundancy": opts.max_redundancy, "seed": opts.seed}
     write_rollouts(chosen, out, manifest=manifest)
     doc = envelope("rft-select", opts, {
-        "input": str(src), "output": str(out), "n_input": int(table.num_rows),
+        "input": str(src), "output": str(out), "n_input": n_input,
         "n_selected": int(sel.indices.size), "n_positive_selected": sel.n_positive,
         "n_negative_selected": sel.n_negative, "shortfall": sel.shortfall,
         "drops": sel.drop_counts(), "rank_column": score_col})

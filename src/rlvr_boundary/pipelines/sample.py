@@ -54,16 +54,6 @@ MAX_SAMPLES_PER_PROMPT = 1_000_000
 MAX_ITEMS = 20_000_000
 
 
-def _sha256_file(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 @dataclass
 class SampleOptions:
     """Options of a sampling run (``rlvr-boundary sample``; recorded in its manifest)."""
@@ -279,10 +269,12 @@ def run(model: str, prompts_path: str | Path, out: str | Path, opts: SampleOptio
     from rlvr_boundary.backends import build_backend
     from rlvr_boundary.io.outputs import check_outputs
     from rlvr_boundary.io.results import envelope, write_doc
+    from rlvr_boundary.io.text import sha256_of
 
     if not isinstance(match_n, int) or not 1 <= match_n <= 1_000:
         raise InputError(f"--match-n must be an integer from 1 to 1,000, got {match_n!r}")
-    check_outputs({"--json": json_path}, [prompts_path])
+    check_outputs({"--json": json_path}, [prompts_path, match_entropy_of],
+                  folders={"--out": out})
     prompts = read_prompts(prompts_path, id_field, prompt_field)
     if len(prompts) * opts.n > MAX_ITEMS:
         raise InputError(f"{len(prompts):,} prompts x n = {opts.n:,} is {len(prompts) * opts.n:,} "
@@ -306,7 +298,7 @@ def run(model: str, prompts_path: str | Path, out: str | Path, opts: SampleOptio
             opts = SampleOptions(n=opts.n, params=params, template=opts.template,
                                  label=opts.label, shard_size=opts.shard_size)
         summary = sample_run(backend, prompts, out, opts,
-                             prompts_hash=_sha256_file(Path(prompts_path)),
+                             prompts_hash=sha256_of(prompts_path),
                              progress=progress, total=total)
     finally:
         backend.close()

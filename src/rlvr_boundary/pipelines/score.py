@@ -194,6 +194,14 @@ def run(rollouts: str | Path, model: str, opts: ScoreOptions, backend_opts, *,
                          field="backend")
     src = Path(rollouts)
     out = Path(out) if out else src.with_name(src.name.split(".")[0] + f".scored-{opts.label}")
+    from rlvr_boundary.io.outputs import check_outputs
+    from rlvr_boundary.io.rollouts import table_columns
+
+    path = None if learning is None else (
+        Path(learning_json) if learning_json else out.with_name(out.name + ".learning.json"))
+    check_outputs({"--learning": path}, [src, prompts_path], folders={"--out": out},
+                  stdout=("--learning",))
+    table_columns(src)  # a missing or unreadable table is said before the model loads
     prompts = None
     if prompts_path:
         from rlvr_boundary.io.prompts import read_prompts
@@ -201,10 +209,8 @@ def run(rollouts: str | Path, model: str, opts: ScoreOptions, backend_opts, *,
         prompts = {p["prompt_id"]: p["question"] for p in read_prompts(prompts_path)}
     backend = build_backend(backend_opts, model)
     summary = score_run(backend, src, out, opts, prompts=prompts, progress=progress)
-    doc = path = None
+    doc = None
     if learning is not None:
-        path = Path(learning_json) if learning_json else out.with_name(out.name +
-                                                                        ".learning.json")
         doc = learning_doc(src, backend, learning, backend_opts, prompts=prompts,
                            labels=(Path(str(learning.before).rstrip("/")).name, opts.label),
                            json_path=path)

@@ -146,7 +146,8 @@ def frontier(path: str | Path | None, opts: FrontierOptions, *, text: str | None
     from rlvr_boundary.io.results import envelope, write_doc
     from rlvr_boundary.theory.frontier import above_frontier, price_frontier, tilt_path
 
-    check_outputs({"--out": figure, "--json": json_path}, [path] if path else [])
+    check_outputs({"--out": figure, "--json": json_path}, [path] if path else [],
+                  suffixes={"--out": (".png", ".pdf", ".svg")})
     names, pi0, F, prompts = _matrix(path, text, source)
     ks = np.array(sorted({*powers_of_two(opts.kmax), opts.kmax}), dtype=float)  # (K,)
     front = price_frontier(F, pi0, np.linspace(0, 1, opts.taus), ks)

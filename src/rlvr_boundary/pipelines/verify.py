@@ -33,9 +33,8 @@ the math backends and extraction methods come from their registries
 
 from __future__ import annotations
 
-import csv
-import io
 import os
+import shutil
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -153,13 +152,10 @@ def read_gold(path: Path, opts: VerifyOptions) -> dict:
         if is_jsonl(path):
             for line, rec in iter_json_lines(path):
                 take(rec, line)
-        else:
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"file is not valid UTF-8 ({exc.reason})", path=path) from None
-            dialect = "excel-tab" if path.suffix == ".tsv" else "excel"
-            for i, rec in enumerate(csv.DictReader(io.StringIO(text), dialect=dialect), start=2):
+        else:  # streamed, each line bounded (a 2 GB file without newlines is refused)
+            from rlvr_boundary.io.text import iter_csv_records
+
+            for i, rec in iter_csv_records(path):
                 take(rec, i)
     except OSError as exc:
         raise InputError(f"cannot read the gold file ({exc.strerror or exc})", path=path) from None
@@ -173,12 +169,12 @@ def count_rows(src: Path) -> int | None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rlvr_boundary.io.rollouts import is_jsonl, open_text, parquet_files
+    from rlvr_boundary.io.rollouts import is_jsonl, parquet_files
+    from rlvr_boundary.io.text import count_nonblank_lines
 
     try:
         if is_jsonl(src):
-            with open_text(src) as fh:
-                return sum(1 for line in fh if line.strip())
+            return count_nonblank_lines(src)
         return sum(pq.ParquetFile(f).metadata.num_rows for f in parquet_files(src))
     except (OSError, UnicodeDecodeError, pa.ArrowInvalid, InputError):
         return None  # the reader will say what is wrong
@@ -446,17 +442,13 @@ def _texts(col, src: Path, name: str) -> list:
 
 def _assemble(shard_dir: Path, out: Path, manifest: dict) -> None:
     """Write the shards as one table atomically, then drop the shard directory."""
-    import pyarrow as pa
+    from rlvr_boundary.io.rollouts import iter_rollout_batches, table_schema, write_rollout_batches
 
-    from rlvr_boundary.io.rollouts import iter_rollout_batches, write_rollouts
-
-    table = pa.concat_tables(list(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS)),
-                             promote_options="default")
     for k in ("schema_version", "tool_version"):
         manifest.pop(k, None)
-    write_rollouts(table, out, manifest, required=KEY_COLUMNS)
-    import shutil
-
+    # shard by shard: the table is never held whole (it was, at about 3x its size)
+    write_rollout_batches(iter_rollout_batches(shard_dir, None, required=KEY_COLUMNS), out,
+                          manifest, required=KEY_COLUMNS, schema=table_schema(shard_dir))
     shutil.rmtree(shard_dir)
 
 
@@ -618,7 +610,11 @@ def run(src: str | Path, gold_path: str | Path, opts: VerifyOptions, *,
 
     src = Path(src)
     out = Path(out) if out else default_out(src)
-    check_outputs({"--json": json_path}, [src, gold_path])
+    single = out.suffix in (".parquet", ".jsonl") or out.name.endswith(".jsonl.gz")
+    gold = Path(gold_path)  # a gold folder is refused by its reader, with its own message
+    check_outputs({"--json": json_path, "--out": out if single else None},
+                  [src] + ([] if gold.is_dir() else [gold]),
+                  folders={"--out": None if single else out})
     summary = verify_table(src, Path(gold_path), out, opts, progress=progress, total=total)
     doc = envelope("verify", opts, {**summary, "output": str(out)})
     if json_path:

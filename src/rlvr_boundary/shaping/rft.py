@@ -119,11 +119,29 @@ def select_rft(texts, correct, score, opts, *, text_ops) -> RftSelection:
     text_ops
         The text rules: :mod:`rlvr_boundary.verify.quality` (see :func:`apply_rules`).
     """
-    correct = np.asarray(correct, dtype=bool)
-    n = correct.shape[0]
+    n = np.asarray(correct).shape[0]
     if len(texts) != n:
         raise ValueError(f"{len(texts)} texts for {n} verdicts")
     cut, reasons = apply_rules(texts, opts.max_redundancy, text_ops)
+    sel = choose_rft(reasons, correct, score, opts)
+    sel.texts = [cut[i] for i in sel.indices]
+    return sel
+
+
+def choose_rft(reasons: list, correct, score, opts) -> RftSelection:
+    """The strategy of ``opts`` on rows whose rule outcome is known: :func:`select_rft`
+    without the texts.
+
+    A caller that reads a table in batches applies :func:`apply_rules` batch by batch,
+    keeps only the reasons (not the texts), and calls this once; the selection is the
+    same as :func:`select_rft`'s on the whole table. ``reasons`` is modified in place
+    (``missing_score``, ``over_budget``); the returned ``texts`` is empty (cut the
+    chosen rows' texts with ``text_ops.cut_after_answer``).
+    """
+    correct = np.asarray(correct, dtype=bool)
+    n = correct.shape[0]
+    if len(reasons) != n:
+        raise ValueError(f"{len(reasons)} rule outcomes for {n} verdicts")
     ok = np.array([r is None for r in reasons], dtype=bool)
     rng = np.random.default_rng(opts.seed)
 
@@ -151,6 +169,6 @@ def select_rft(texts, correct, score, opts, *, text_ops) -> RftSelection:
     for i in np.concatenate([pos_ranked, neg]).tolist():
         if i not in chosen_set and reasons[i] is None:
             reasons[i] = "over_budget"
-    return RftSelection(indices=chosen, texts=[cut[i] for i in chosen], reasons=reasons,
+    return RftSelection(indices=chosen, texts=[], reasons=reasons,
                         n_positive=int(pos_take.size), n_negative=int(neg_take.size),
                         shortfall=int(opts.budget - chosen.size))

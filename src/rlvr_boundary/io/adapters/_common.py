@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from rlvr_boundary.errors import InputError
 from rlvr_boundary.io.rollouts import BATCH_ROWS, is_jsonl, iter_json_lines, path_stem
+from rlvr_boundary.io.counts import MAX_PAIRS
 from rlvr_boundary.io.schema import ROLLOUT_BY_NAME
 
 #: ``<name>_<ISO timestamp with ':' replaced by '-'>`` as lm-eval and lighteval name files.
@@ -203,6 +204,10 @@ class Documents:
 
     def add(self, pid: str, n: int, c: int) -> bool:
         """Record one document; True when its rollout row should be added to ``rows``."""
+        if len(self.ids) >= MAX_PAIRS:
+            from rlvr_boundary.io.counts import too_many_pairs
+
+            raise too_many_pairs(None)
         if n > 1:
             self.repeated = True
         if n > 1 or self.rows.sink is None:

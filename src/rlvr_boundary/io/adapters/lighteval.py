@@ -42,6 +42,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.io.outputs import note_input
 from rlvr_boundary.io.adapters._common import (
     Documents,
     TableBuilder,
@@ -163,6 +164,7 @@ def _row_view(r: dict, path: Path, row: int):
 
 def _read_file(path: Path, task: str, label: str, docs: Documents,
                metric: str | None) -> None:
+    note_input(path)
     try:
         pf = pq.ParquetFile(path)
     except Exception as exc:  # noqa: BLE001
