@@ -70,8 +70,10 @@ def main(args: argparse.Namespace) -> int:
     sandbox = SandboxOptions(memory_mb=args.sandbox_memory_mb,
                              unsafe_no_isolation=args.unsafe_no_isolation,
                              fusion_url=args.sandbox_fusion_url)
-    opts = from_args(VerifyOptions, args, sandbox=sandbox,
-                     math=P.math_options(args.backend, args.extract, args.timeout))
+    from dataclasses import replace
+
+    opts = from_args(VerifyOptions, args, sandbox=sandbox)  # the bounds first (--timeout inf)
+    opts = replace(opts, math=P.math_options(args.backend, args.extract, opts.timeout))
     with progress() as bar:
         task = bar.add_task(f"grading ({opts.task})", total=None)
         doc = P.run(args.rollouts, args.gold, opts, out=args.out, json_path=args.json,

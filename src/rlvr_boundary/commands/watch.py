@@ -122,7 +122,12 @@ def run(args: argparse.Namespace) -> int:
     from rlvr_boundary.monitor import BoundaryMonitor, MonitorOptions
     from rlvr_boundary.monitor.watch import Watcher, find_checkpoints, read_heldout
 
+    from rlvr_boundary.io.outputs import check_outputs
+
     out = Path(args.out)
+    # The folder is checked before anything is read or sampled; the checkpoint folder is
+    # not an input here (only its checkpoint-N folders are read), so --out may sit in it.
+    check_outputs({}, [args.prompts, args.gold, args.base], folders={"--out": out})
     verifier = _verifier(args.verifier)
     prompts = read_heldout(args.prompts, gold=args.gold, need_gold=verifier == "math",
                            template=args.template)
