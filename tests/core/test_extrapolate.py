@@ -91,6 +91,49 @@ def test_npmle_em_increases_likelihood_and_matches_brute_force_loglik():
     assert f2["weights"].sum() == pytest.approx(1.0)
 
 
+def test_npmle_certificate_bounds_the_likelihood_left_and_matches_a_generic_optimiser():
+    """max_l D_l - 1 bounds the log-likelihood still to gain (times M); the optimum agrees
+    with scipy's SLSQP on the simplex (a generic optimiser, 11 grid points)."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(21)
+    n, c = _draw(rng, 150, 10)
+    grid = np.linspace(0, 1, 11)
+    best = ex.fit_npmle(n, c, grid=grid)
+    assert best["converged"] and best["gap"] <= 1e-9
+    for steps in range(4):  # intermediate iterates: the certificate holds at each
+        f = ex.fit_npmle(n, c, grid=grid, max_iter=steps)
+        assert best["loglik"] - f["loglik"] <= 150 * f["gap"] + 1e-9
+    lik = np.array([[comb(ni, ci) * p**ci * (1 - p) ** (ni - ci) for p in grid]
+                    for ni, ci in zip(n, c)])  # (P, L) brute force
+
+    def nll(w):
+        return -np.sum(np.log(lik @ np.maximum(w, 0) + 1e-300))
+
+    res = minimize(nll, np.full(11, 1 / 11), method="SLSQP", bounds=[(0, 1)] * 11,
+                   constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1}],
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    assert -res.fun <= best["loglik"] + 1e-9  # nothing beats the certified maximum
+    assert best["loglik"] - (-res.fun) < 1e-5
+    # The KKT conditions: D_l <= 1 everywhere, = 1 on the support.
+    D = (lik / (lik @ best["weights"])[:, None]).mean(axis=0)
+    assert D.max() <= 1 + 1e-8
+    np.testing.assert_allclose(D[best["weights"] > 1e-8], 1.0, atol=1e-8)
+
+
+def test_npmle_start_does_not_change_the_maximum():
+    rng = np.random.default_rng(22)
+    n, c = _draw(rng, 400, 16)
+    cold = ex.fit_npmle(n, c)
+    for init in (np.eye(200)[3], np.eye(200)[150] + np.eye(200)[0], cold["weights"]):
+        warm = ex.fit_npmle(n, c, init=init)
+        assert warm["converged"]
+        assert warm["loglik"] == pytest.approx(cold["loglik"], abs=400 * 2e-9)
+        # pass@k at k <= n is determined by the fitted probabilities, hence by the data.
+        np.testing.assert_allclose(ex.mixture_pass_at_k(warm, [1, 4, 16]),
+                                   ex.mixture_pass_at_k(cold, [1, 4, 16]), atol=1e-4)
+
+
 def test_power_law_recovers_its_own_curve():
     ks = np.arange(1, 65)
     y = np.exp(-0.7 * ks ** (-0.3))

@@ -51,6 +51,7 @@ from rlvr_boundary.core.passk import check_counts
 
 __all__ = [
     "default_grid",
+    "npmle_weights",
     "fit_npmle",
     "fit_beta_mixture",
     "mixture_pass_at_k",
@@ -84,9 +85,181 @@ def _log_binom(n, c, grid) -> np.ndarray:
     return gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1) + lp
 
 
-def fit_npmle(n, c, *, grid=None, max_iter: int = 2000, tol: float = 1e-9,
-              init=None) -> dict:
-    """NPMLE of the distribution of per-prompt success rates on a grid, by EM.
+def npmle_weights(lik, mult, *, init=None, tol: float = 1e-9,
+                  max_iter: int = 500) -> dict:
+    """Maximum-likelihood mixing weights on a fixed grid, by the constrained Newton method.
+
+    Parameters
+    ----------
+    lik
+        ``(U, L)`` likelihood of each of ``U`` distinct observations under each
+        of ``L`` grid components. Rows may be scaled by any positive constant
+        (e.g. divided by their maximum): that shifts the log-likelihood by a
+        constant and changes nothing else.
+    mult
+        ``(U,)`` nonnegative multiplicities (real numbers are allowed: a
+        pseudo-observation with weight lambda is how the profile likelihood of
+        :func:`profile_interval` is traced).
+    init
+        ``(L,)`` starting weights (zeros allowed; e.g. a previous fit). None:
+        uniform.
+    tol
+        Stop when :math:`\\max_l D_l(w) - 1 \\le` ``tol`` (see Notes).
+    max_iter
+        Newton steps at most.
+
+    Returns
+    -------
+    dict
+        ``weights`` ``(L,)``, ``loglik`` (of the scaled rows), ``iters``,
+        ``gap`` (:math:`\\max_l D_l - 1` at the end), ``converged``
+        (``gap <= tol``).
+
+    Notes
+    -----
+    Maximises :math:`\\ell(w) = \\sum_u m_u \\log \\sum_l L_{ul} w_l` over the
+    simplex. With :math:`f = Lw`, :math:`M = \\sum_u m_u` and the gradient
+    function :math:`D_l(w) = \\frac1M \\sum_u m_u L_{ul} / f_u`, ``w`` is the
+    maximum if and only if :math:`\\max_l D_l(w) = 1` (Lindsay 1983), and by
+    concavity :math:`\\ell(\\hat w) - \\ell(w) \\le M(\\max_l D_l(w) - 1)`: the
+    stopping rule bounds the log-likelihood left on the table by
+    ``M * tol``, whatever the path. Each step (Wang 2007) adds to the current
+    support the grid points where :math:`D_l` has a local maximum above 1,
+    solves the quadratic approximation of :math:`\\ell` on that support, a
+    nonnegative least-squares problem
+    :math:`\\min_{v \\ge 0} \\sum_u m_u (L_u v / f_u - 2)^2` with a heavily
+    weighted row for :math:`\\sum_l v_l = 1`, and moves towards its solution
+    with a backtracking (Armijo) line search, so the likelihood never drops.
+    Convergence is fast (10-20 steps from a uniform start to ``tol = 1e-10``
+    on the examples of the tests), where EM, even accelerated, crawls along
+    flat directions and its usual stopping rule (a small change of the
+    likelihood) says nothing about the distance to the maximum.
+
+    References
+    ----------
+    B. G. Lindsay, "The Geometry of Mixture Likelihoods: A General Theory",
+    Ann. Statist. 11(1), 1983. Y. Wang, "On fast computation of the
+    non-parametric maximum likelihood estimate of a mixing distribution",
+    JRSS B 69(2), 2007.
+    """
+    lik = np.asarray(lik, float)
+    mult = np.asarray(mult, float)
+    U, L = lik.shape
+    M = float(mult.sum())
+    live = mult > 0
+    lik, mult = lik[live], mult[live]
+    w = np.full(L, 1.0 / L) if init is None else np.maximum(np.asarray(init, float), 0.0)
+    if w.shape != (L,) or not np.isfinite(w).all() or w.sum() <= 0:
+        raise ValueError(f"init must be {L} nonnegative weights with a positive sum")
+    w = w / w.sum()
+    f = lik @ w  # (U,)
+    if np.any(f <= 0) or float((mult / f) @ lik.max(axis=1)) > 100 * M:
+        # The start (nearly) misses some observation, where a Newton step overflows:
+        # blend in the uniform weights, which give every observation its due.
+        w = 0.5 * w + 0.5 / L
+        f = lik @ w
+    ll = float(mult @ np.log(f))
+    root = np.sqrt(mult)  # (U,)
+    gap, it, stalls = np.inf, 0, 0
+    for it in range(max_iter + 1):
+        D = (mult / f) @ lik / M  # (L,)
+        gap = float(D.max() - 1.0)
+        if gap <= tol or it == max_iter or stalls > 3:
+            break
+        wt = _newton_step(lik, mult, root, w, f, D, ll, M)
+        if wt is None:
+            # At the limit of floating-point precision the Newton direction is lost in
+            # rounding (neighbouring grid points make the least squares ill-conditioned):
+            # EM steps, w_l <- w_l D_l, always ascend; a few of them polish the last digits.
+            stalls += 1
+            wt = w
+            for _ in range(50):
+                wt = wt * ((mult / (lik @ wt)) @ lik / M)
+                wt /= wt.sum()
+        wt[wt < 1e-15 * wt.max()] = 0.0
+        w = wt / wt.sum()
+        f = lik @ w
+        ll = float(mult @ np.log(f))
+    return {"weights": w, "loglik": ll, "iters": it, "gap": gap, "converged": gap <= tol}
+
+
+def _newton_step(lik, mult, root, w, f, D, ll, M) -> np.ndarray | None:
+    """One constrained Newton step of :func:`npmle_weights` with its line search (None: none)."""
+    L = w.size
+    peak = np.zeros(L, bool)  # local maxima of D over the grid
+    peak[1:-1] = (D[1:-1] >= D[:-2]) & (D[1:-1] >= D[2:])
+    peak[0], peak[-1] = D[0] >= D[1], D[-1] >= D[-2]
+    S = np.flatnonzero((w > 0) | (peak & (D > 1.0)) | (D >= D.max()))
+    A = root[:, None] * lik[:, S] / f[:, None]  # (U, |S|)
+    v = _simplex_lsq(A, 2.0 * root)
+    if v is None:
+        return None
+    step = np.zeros(L)
+    step[S] = v
+    step -= w  # direction within the simplex
+    slope = M * float(D @ step)  # directional derivative of the log-likelihood
+    if not slope > 0:
+        return None
+    a = 1.0
+    while a >= 1e-10:  # Armijo backtracking
+        wt = np.maximum(w + a * step, 0.0)
+        ft = lik @ wt
+        if np.all(ft > 0) and float(mult @ np.log(ft)) >= ll + 0.25 * a * slope:
+            return wt
+        a *= 0.5
+    return None
+
+
+def _simplex_lsq(A, b) -> np.ndarray | None:
+    """``argmin ||A v - b||`` over ``v >= 0`` with ``sum(v) = 1``.
+
+    First nonnegative least squares with a heavily weighted row for the sum
+    (Lawson-Hanson, which grows the support from empty and so stays fast when
+    the answer is sparse); then, on that support, the equality-constrained
+    least squares exactly, in null-space form (``v = 1/|F| + Z y``, ``1'Z = 0``,
+    ``Z`` orthonormal, least squares on ``A Z``: never the normal equations,
+    whose condition number is squared, as neighbouring grid points make ``A``
+    nearly collinear). If that solution leaves the orthant, the point moves
+    towards it as far as feasibility allows and the component that reaches 0
+    is dropped, until the solution is feasible (a primal active set: C. L.
+    Lawson and R. J. Hanson, "Solving Least Squares Problems", 1974, ch. 23).
+    Returns None when no feasible point is found.
+    """
+    from scipy.optimize import nnls
+
+    rho = 1e3 * max(1.0, float(np.abs(A).max()), float(np.abs(b).max()))
+    v, _ = nnls(np.vstack([A, np.full((1, A.shape[1]), rho)]), np.concatenate([b, [rho]]),
+                maxiter=max(50, 10 * A.shape[1]))
+    if not v.sum() > 0:
+        return None
+    cur = v / v.sum()  # feasible start
+    free = cur > 0
+    for _ in range(int(free.sum())):
+        F = np.flatnonzero(free)
+        if F.size == 1:
+            sol = np.ones(1)
+        else:
+            Z = np.linalg.qr(np.eye(F.size) - 1.0 / F.size)[0][:, :F.size - 1]  # (F, F - 1)
+            v0 = np.full(F.size, 1.0 / F.size)
+            AF = A[:, F]
+            sol = v0 + Z @ np.linalg.lstsq(AF @ Z, b - AF @ v0, rcond=None)[0]
+        if np.all(sol >= 0):
+            cur[:] = 0.0
+            cur[F] = sol
+            return cur
+        neg = sol < 0
+        t = float(np.min(cur[F][neg] / (cur[F][neg] - sol[neg])))  # largest feasible step
+        cur[F] += t * (sol - cur[F])
+        hit = F[neg][np.argmin(cur[F][neg])]
+        cur[hit] = 0.0
+        free[hit] = False
+        cur = np.maximum(cur, 0.0)
+        cur /= cur.sum()
+    return cur
+
+
+def fit_npmle(n, c, *, grid=None, tol: float = 1e-9, max_iter: int = 500, init=None) -> dict:
+    """NPMLE of the distribution of per-prompt success rates on a grid.
 
     Parameters
     ----------
@@ -94,61 +267,39 @@ def fit_npmle(n, c, *, grid=None, max_iter: int = 2000, tol: float = 1e-9,
         ``(P,)`` samples and successes per prompt.
     grid
         ``(L,)`` rates in [0, 1]; default :func:`default_grid`.
-    max_iter, tol
-        EM stops when the log-likelihood gains less than ``tol * (1 + |ll|)``.
+    tol, max_iter
+        Convergence of :func:`npmle_weights`: the log-likelihood is within
+        ``P * tol`` of its maximum over the grid when ``converged``.
     init
-        ``(L,)`` starting weights (e.g. a previous fit, for the bootstrap).
+        ``(L,)`` starting weights (e.g. a previous fit, for the bootstrap). The
+        maximum does not depend on the start, only the number of steps does.
 
     Returns
     -------
     dict
         ``kind`` "npmle", ``grid``, ``weights`` ``(L,)``, ``loglik``, ``iters``,
-        ``converged``.
+        ``gap``, ``converged``.
 
     Notes
     -----
     Maximises :math:`\\sum_i \\log \\sum_j w_j \\binom{n_i}{c_i} p_j^{c_i}
-    (1-p_j)^{n_i-c_i}` over the simplex; the EM step is
-    :math:`w_j \\leftarrow w_j \\frac1P \\sum_i L_{ij} / \\sum_l L_{il} w_l`.
+    (1-p_j)^{n_i-c_i}` over the simplex (Kiefer and Wolfowitz 1956) by
+    :func:`npmle_weights`. Only the fitted probabilities of the observed
+    ``(n, c)`` pairs are unique: pass@k of the fit is determined by the data
+    for ``k <= min n`` and is not beyond it (:func:`profile_interval` gives the
+    range the data allow there).
     """
     n, c = check_counts(n, c)
     grid = default_grid() if grid is None else np.asarray(grid, float)
     if grid.ndim != 1 or np.any((grid < 0) | (grid > 1)):
         raise ValueError("grid must be 1-D rates in [0, 1]")
-    P = n.size
     n, c, mult = _distinct(n, c)  # (U,) each
     ll = _log_binom(n, c, grid)  # (U, L)
     m = ll.max(axis=1, keepdims=True)  # (U, 1)
-    lik = np.exp(ll - m)  # (U, L)
-    offset = float((mult * m[:, 0]).sum())
-    w = np.full(grid.size, 1.0 / grid.size) if init is None else np.asarray(init, float).copy()
-    w = np.maximum(w, 1e-300)
-    w /= w.sum()
-
-    def em(w):
-        return w * (lik.T @ (mult / (lik @ w))) / P
-
-    def loglik(w):
-        return float(mult @ np.log(lik @ w)) + offset
-
-    prev, converged, it = loglik(w), False, 0
-    for it in range(1, max_iter + 1):
-        # SQUAREM (Varadhan and Roland, Scand. J. Statist. 35(2), 2008): two EM steps
-        # and an extrapolation along them, kept only if the likelihood does not drop.
-        w1 = em(w)
-        w2 = em(w1)
-        r, v = w1 - w, w2 - 2 * w1 + w
-        step = -np.sqrt((r @ r) / max(v @ v, 1e-300))
-        wx = np.maximum(w - 2 * step * r + step**2 * v, 0.0)
-        wx = em(wx / wx.sum()) if wx.sum() > 0 else w2
-        w = wx if loglik(wx) >= loglik(w2) else w2
-        cur = loglik(w)
-        if abs(cur - prev) < tol * (1 + abs(cur)):
-            converged = True
-            break
-        prev = cur
-    return {"kind": "npmle", "grid": grid, "weights": w, "loglik": loglik(w), "iters": it,
-            "converged": converged}
+    out = npmle_weights(np.exp(ll - m), mult, init=init, tol=tol, max_iter=max_iter)
+    return {"kind": "npmle", "grid": grid, "weights": out["weights"],
+            "loglik": out["loglik"] + float(mult @ m[:, 0]), "iters": out["iters"],
+            "gap": out["gap"], "converged": out["converged"]}
 
 
 def _bb_loglik(n, c, a, b) -> np.ndarray:
