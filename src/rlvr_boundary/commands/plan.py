@@ -24,10 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="certify that the trained model is worse at budget K (e.g. 64)")
     cl.add_argument("--power", type=float, default=0.8, help="required power (0.8)")
     cl.add_argument("--budgets", metavar="N,N,...",
-                    help="candidate samples per prompt (default K, 2K, 4K, 8K)")
+                    help="candidate samples per prompt (default: a search K, 2K, 4K, ... until "
+                         "the power is reached)")
     cl.add_argument("--prompts", type=int, metavar="P",
                     help="prompts in the planned study (default: the pilot's)")
-    cl.add_argument("--sims", type=int, default=200, help="simulated studies per design (200)")
+    cl.add_argument("--sims", type=int, default=400, help="simulated studies per design (400)")
     cl.add_argument("--alpha", type=float, default=0.05, help="1 - confidence level (0.05)")
     cl.add_argument("--seed", type=int, default=0, help="random seed (0)")
     p.add_argument("--json", metavar="OUT", help="write the plan as JSON")
@@ -58,19 +59,11 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"Pilot: {res['pilot']['prompts']} prompts, n = {res['pilot']['n_base']} "
                   f"(base) and {res['pilot']['n_rl']} (trained). Planned study: "
                   f"{res['prompts']} prompts; claim: {claims}; band over k = 1..{opts.k_max}.")
+    from rlvr_boundary.report import words as W
+
     for row in res["designs"]:
-        u, a = row["uniform"], row["allocated"]
-        console.print(f"  n = {row['n']:>5} per prompt: power {u['power']:.2f} +- {u['mc_se']:.2f} "
-                      f"uniform, {a['power']:.2f} +- {a['mc_se']:.2f} allocated "
-                      f"({row['allocated_n_range'][0]}-{row['allocated_n_range'][1]} per prompt)")
-    rec = res["recommended"]
-    if rec:
-        console.print(f"Recommended: {rec['design']} n = {rec['n']} samples per prompt "
-                      f"(power {rec['power']:.2f} at the {opts.power:.2f} asked; model-based "
-                      "simulation from the pilot).")
-    else:
-        console.print(f"No candidate budget reaches power {opts.power:.2f}; try larger --budgets "
-                      "or more --prompts.")
+        console.print(W.plan_design_line(row))
+    console.print(W.plan_recommendation(res, opts.power))
     console.print("Use the pilot only to allocate: estimate from the new samples alone.")
     if args.json:
         write_result(args.json, "plan", opts, res)
