@@ -338,7 +338,7 @@ def extrapolation_deepscaler(m: int, subsamples: int, prompts: int | None) -> di
     ks_all = np.arange(1, 129)
     acc = None
     kstar_hits = kstar_given = 0
-    errors = []
+    errors, zero = [], []
     for s in range(subsamples):
         rng = np.random.default_rng([21, m, prompts or 0, s])
         idx = np.arange(n.size) if prompts is None else np.sort(
@@ -350,6 +350,7 @@ def extrapolation_deepscaler(m: int, subsamples: int, prompts: int | None) -> di
         cb = rng.hypergeometric(cb_full[idx], n[idx] - cb_full[idx], m)
         cr = rng.hypergeometric(cr_full[idx], n[idx] - cr_full[idx], m)
         nn = np.full(idx.size, m)
+        zero.append(max(np.mean(cb == 0), np.mean(cr == 0)))
         out = extrapolation_result(nn, cb, nn, cr, 128)
         ks = np.asarray(out["ks"])
         sc = _score(out, {"base": tb[ks - 1], "rl": tr[ks - 1], "diff": (tr - tb)[ks - 1]}, ks, m)
@@ -366,6 +367,7 @@ def extrapolation_deepscaler(m: int, subsamples: int, prompts: int | None) -> di
     errors = np.array(errors)
     return {"truth": "DeepScaleR", "m": m, "prompts": prompts or int(n.size), "k_max": 128,
             "subsamples": subsamples, "ks": ks_pred, **_summary(acc, subsamples),
+            "zero_share": [float(np.min(zero)), float(np.max(zero))],
             "k_star": {"covered": kstar_hits, "of": subsamples},
             "point_error_128": {"base_bias": float(errors[:, 0].mean()),
                                 "base_mae": float(np.abs(errors[:, 0]).mean()),
@@ -467,7 +469,7 @@ def plan_truth(name: str):
     rng = np.random.default_rng(32)
     pb = rng.beta(0.5, 1.0, 500)
     hard = pb < 0.2
-    pr = np.where(hard, np.where(rng.random(500) < 0.1, 0.0, pb), np.minimum(1.0, 1.3 * pb))
+    pr = np.where(hard, np.where(rng.random(500) < 0.15, 0.0, pb), np.minimum(1.0, 1.3 * pb))
     claims = {"loss_at": 32} if name == "loss" else {"gain_at": 1, "loss_at": 32}
     return pb, pr, 32, claims
 
@@ -547,7 +549,7 @@ def extrapolation_tasks(quick: bool) -> list[tuple]:
     tasks += [("extrapolation", "deepscaler", (16, subs, 100))]
     tasks += [("extrapolation", "heavy", (500, 16, 0.2, 1024, 2 if quick else 200))]
     if not quick:
-        tasks += [("extrapolation", "heavy", (300, 8, 0.35, 512, 200))]
+        tasks += [("extrapolation", "heavy", (300, 8, 0.25, 512, 200))]
     tasks += [("extrapolation", "seeds", (16,))]
     return tasks
 
@@ -684,7 +686,7 @@ def plan_table(rows: list) -> list[str]:
            "**gain**: 300 prompts, base rates Beta(0.6, 0.9), the trained model 0.12 higher, "
            "pilot n = 16, claim a gain at k = 1; **loss** and **both**: 500 prompts, base rates "
            "Beta(0.5, 1.0), the trained model 1.3 times the base rate where it is at least 0.2 "
-           "and on the others the base rate, except 10% of them it never solves; pilot n = 32; "
+           "and on the others the base rate, except 15% of them it never solves; pilot n = 32; "
            "claim a loss at k = 32 (loss) or a gain at k = 1 and a loss at k = 32 (both). "
            "Per pilot: the recommended design, plan's stated power and the power of that design "
            "re-simulated from the true rates.", "",

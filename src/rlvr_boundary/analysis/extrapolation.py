@@ -40,8 +40,8 @@ REACH_MIN_PROMPTS = 100
 """Fewest prompts with which the intervals were validated."""
 REACH_MIN_SAMPLES = 8
 """Fewest samples per prompt (the smallest n) with which the intervals were validated."""
-REACH_ZERO_SHARE = 0.5
-"""Largest share of prompts with no correct sample (either model) in the validation."""
+REACH_ZERO_SHARE = 0.45
+"""Largest share of prompts with no correct sample (either model) the validation covered."""
 PER_DOUBLING = 4
 """Predicted budgets per doubling of k beyond n."""
 
@@ -65,7 +65,7 @@ def extrapolation_grid(n_min: int, k_max: int, per_doubling: int = PER_DOUBLING)
     return np.unique(np.concatenate([obs, far[far < k_max], [k_max]]).astype(np.int64))
 
 
-def reach(nb, cb, nr, cr, ks) -> dict:
+def reach(nb, cb, nr, cr, ks, *, clustered: bool = False) -> dict:
     """Which predicted budgets lie inside the validated envelope of the intervals.
 
     Parameters
@@ -74,6 +74,9 @@ def reach(nb, cb, nr, cr, ks) -> dict:
         ``(P,)`` counts.
     ks
         ``(K,)`` budgets.
+    clustered
+        The prompts come in clusters (``--cluster-by``): the intervals treat
+        prompts as independent and were validated so, so none is calibrated.
 
     Returns
     -------
@@ -81,15 +84,15 @@ def reach(nb, cb, nr, cr, ks) -> dict:
         ``calibrated`` (``(K,)`` bool), ``k_max_calibrated`` (largest calibrated
         budget, None if none), ``ratio`` (:data:`REACH_RATIO`), the measured
         conditions (``prompts``, ``n_min``, ``zero_share``) with their limits
-        (``rule``), and ``reasons``: the conditions that fail (``"prompts"``,
-        ``"samples"``, ``"zero_share"``, ``"ratio"``), empty when every budget
-        is calibrated.
+        (``rule``), and ``reasons``: the conditions that fail (``"clusters"``,
+        ``"prompts"``, ``"samples"``, ``"zero_share"``, ``"ratio"``), empty when
+        every budget is calibrated.
     """
     ks = np.asarray(ks)
     P = int(nb.size)
     n_min = int(min(nb.min(), nr.min()))
     zero = float(max(np.mean(cb == 0), np.mean(cr == 0)))
-    reasons = []
+    reasons = ["clusters"] if clustered else []
     if P < REACH_MIN_PROMPTS:
         reasons.append("prompts")
     if n_min < REACH_MIN_SAMPLES:
@@ -109,7 +112,8 @@ def reach(nb, cb, nr, cr, ks) -> dict:
 
 
 def extrapolation_result(nb, cb, nr, cr, k_max: int, *, method: str = "beta_mixture",
-                         n_boot: int = 0, alpha: float = 0.05, seed: int = 0) -> dict:
+                         n_boot: int = 0, alpha: float = 0.05, seed: int = 0,
+                         clustered: bool = False) -> dict:
     """pass@k of both models and D(k) up to ``k_max``, with calibrated intervals where they hold.
 
     Parameters
@@ -127,6 +131,8 @@ def extrapolation_result(nb, cb, nr, cr, k_max: int, *, method: str = "beta_mixt
         every seed.
     alpha
         1 - level of the pointwise intervals.
+    clustered
+        The prompts are clustered (see :func:`reach`).
 
     Returns
     -------
@@ -139,7 +145,7 @@ def extrapolation_result(nb, cb, nr, cr, k_max: int, *, method: str = "beta_mixt
     """
     n_min = int(min(nb.min(), nr.min()))
     ks = extrapolation_grid(n_min, k_max)
-    where = reach(nb, cb, nr, cr, ks)
+    where = reach(nb, cb, nr, cr, ks, clustered=clustered)
     ok = np.asarray(where["calibrated"], bool)
     out = ex.extrapolate_pair(nb, cb, nr, cr, ks, method=method, alpha=alpha,
                               intervals=bool(ok.any()))
