@@ -192,7 +192,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: CompareOptions, 
     if opts.extrapolate is not None:
         result["extrapolation"] = extrapolation_result(
             nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,
-            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed)
+            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed,
+            clustered=groups is not None)
     return result
 
 

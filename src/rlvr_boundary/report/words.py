@@ -528,6 +528,7 @@ def band_calibration_sentence(res: dict) -> str | None:
 
 
 _REACH_REASONS = {
+    "clusters": "clustered prompts (the intervals treat prompts as independent)",
     "prompts": "fewer than {min_prompts} prompts",
     "samples": "fewer than {min_samples} samples per prompt",
     "zero_share": "more than {share:.0%} of the prompts never solved",
@@ -549,8 +550,8 @@ def extrapolation_reach_sentence(ex: dict) -> str:
                 "the data cannot reject; at every budget shown it is inside the conditions where "
                 "its coverage was validated.")
     if r["k_max_calibrated"] is None:
-        return (f"Not calibrated: the intervals were validated only with {' and '.join(why)} "
-                "excluded, so the predictions are shown without intervals.")
+        return (f"Not calibrated: the intervals were not validated with {' and '.join(why)}, "
+                "so the predictions are shown without intervals.")
     return (f"Intervals up to k = {r['k_max_calibrated']}; beyond it the prediction is not "
             f"calibrated ({' and '.join(why)} were not validated) and is shown without an "
             "interval.")
