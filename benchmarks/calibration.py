@@ -734,13 +734,20 @@ def data_module(results: dict, meta: dict) -> str:
                                          for q in ("base", "rl", "diff")},
                         "cases": r["subsamples"],
                         "zero_share": r.get("zero_share")})
+    ver = next(({"level": LEVEL, "coverage": round(r["coverage"]["value"], 4),
+                 "mc_se": round(r["coverage"]["mc_se"], 4), "reps": r["coverage"]["reps"],
+                 "prompts": r["prompts"], "n": r["n"], "fp": r["fp"], "fn": r["fn"],
+                 "refits": r["refits"]}
+                for name, args, r in results.get("band", []) if name == "verifier"), None)
     lines = ['"""Measured figures the tool quotes, written by benchmarks/calibration.py: do not edit.',
              "", "Regenerate with ``python benchmarks/calibration.py`` (see docs/statistics.md).",
              '"""', "", f"GENERATED = {json.dumps(meta, sort_keys=True)}",
              "", "#: Coverage of the plain band as compare draws it, by prompts (DeepScaleR population).",
              f"BAND = {{\"level\": {LEVEL}, \"independent\": {json.dumps(band, sort_keys=True)}}}",
              "", "#: Coverage of the extrapolation intervals at the largest predicted budget, by case.",
-             f"EXTRAPOLATION = {json.dumps(ext)}", ""]
+             f"EXTRAPOLATION = {json.dumps(ext)}",
+             "", "#: Coverage of the band under verifier error (compare --verifier-error).",
+             f"VERIFIER = {json.dumps(ver, sort_keys=True)}", ""]
     text = "\n".join(lines)
     text = re.sub(r'"(\d+)":', r"\1:", text)
     return text.replace("null", "None").replace("true", "True").replace("false", "False")

@@ -10,3 +10,6 @@ BAND = {"level": 0.95, "independent": {30: {"coverage": 0.852, "mc_se": 0.0112, 
 
 #: Coverage of the extrapolation intervals at the largest predicted budget, by case.
 EXTRAPOLATION = []
+
+#: Coverage of the band under verifier error (compare --verifier-error).
+VERIFIER = {"coverage": 0.905, "fn": 0.05, "fp": 0.02, "level": 0.95, "mc_se": 0.0207, "n": 32, "prompts": 300, "refits": 100, "reps": 200}

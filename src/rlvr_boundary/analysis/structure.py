@@ -155,7 +155,7 @@ def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int 
             "gain_survives": kept_gain, "loss_survives": kept_loss,
             "verdicts_survive": len(kept_gain) == len(plain["gain_budgets"])
             and len(kept_loss) == len(plain["loss_budgets"]),
-            "n_boot": n_boot, "model_based": True,
+            "n_boot": n_boot, "model_based": True, "measured": _verifier_measured(),
             "method": "NPMLE of true success rates with the verifier's error rates in the "
                       "likelihood; prompt-bootstrap sup-t band"}
 
@@ -213,6 +213,13 @@ def band_checks(band: dict, diff, degenerate, *, alpha: float = 0.05) -> dict:
             "min_prompts": cc.min_prompts(alpha),
             "no_variance": np.flatnonzero(deg & (np.abs(d) > 1e-12)).tolist(),
             "warning": warning}
+
+
+def _verifier_measured() -> dict | None:
+    """The coverage the calibration study measured for the band under verifier error."""
+    from rlvr_boundary.analysis.calibration_data import VERIFIER
+
+    return dict(VERIFIER) if VERIFIER else None
 
 
 RUN_SUFFIX = re.compile(r"^(?P<name>.+)#run(?P<j>\d+)$")

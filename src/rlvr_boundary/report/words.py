@@ -330,7 +330,8 @@ def verifier_error_sentence(ve: dict) -> str:
     return (f"Under verifier error (false positives {ve['fp']:g}, false negatives {ve['fn']:g}): "
             f"supported gain at k = {ranges(ve['gain_budgets'])}, supported loss at "
             f"k = {ranges(ve['loss_budgets'])}; the verdicts "
-            + ("survive." if ve["verdicts_survive"] else "do not all survive."))
+            + ("survive." if ve["verdicts_survive"] else "do not all survive.")
+            + (f" {verifier_calibration_sentence(ve)}" if ve.get("measured") else ""))
 
 
 def verifier_error_lost(ve: dict, res: dict) -> str | None:
@@ -617,3 +618,12 @@ def plan_recommendation(res: dict, power: float) -> str:
                 f"simulated studies ({power:.2f} asked): plan more --prompts.")
     return (f"Not reachable below n = {res['searched_up_to']:,} samples per prompt: no "
             f"simulated design up to there reaches power {power:.2f}.")
+
+
+def verifier_calibration_sentence(ve: dict) -> str:
+    """The coverage the band under verifier error had in the calibration study."""
+    m = ve["measured"]
+    return (f"In simulation this band covered the true D(k) at every budget in "
+            f"{m['coverage']:.2f} of studies (nominal {m['level']:.2f}; {m['prompts']} prompts, "
+            f"n = {m['n']}, false positives {m['fp']:g}, false negatives {m['fn']:g}): read its "
+            "verdicts as approximate.")
