@@ -23,9 +23,10 @@ The simulation model, and why:
   power is thus an average over the truths the pilot leaves plausible (a
   Bayesian "assurance"), not the power at one plug-in estimate. The refits
   matter: the NPMLE is a spiky distribution, and posteriors under it alone
-  are far too sure (on the loss scenario of the calibration study they spread
-  the simulated D(32) by 0.002, where the pilot's own standard error is
-  0.015); over the refits the spread is that of the pilot. A pilot that
+  spread the simulated effect far less than the pilot's own standard error
+  does; over the refits the spread is about the pilot's (a little more: the
+  refits also carry the sampling of prompts, which a study of the same
+  prompts does not redo, so the power errs on the low side). A pilot that
   cannot tell a loss of 1 point from one of 4 gives a power between theirs;
   a larger pilot sharpens it.
 - **The same band.** Counts at the design's samples per prompt, the unbiased

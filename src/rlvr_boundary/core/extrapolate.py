@@ -13,8 +13,8 @@ Three views, all fitted to counts ``(n_i, c_i)``:
   maximum likelihood; pass@k has the closed form
   ``1 - w_0 - sum_j w_j B(a_j, b_j + k) / B(a_j, b_j)``;
 - the nonparametric maximum-likelihood estimate (NPMLE) of the rate
-  distribution on a fixed grid (Kiefer and Wolfowitz 1956; computed by EM as
-  in Jiang and Zhang 2009), pass@k ``= 1 - sum_j w_j (1 - p_j)^k``;
+  distribution on a fixed grid (Kiefer and Wolfowitz 1956; computed by the
+  constrained Newton method of Wang 2007), pass@k ``= 1 - sum_j w_j (1 - p_j)^k``;
 - the power law of Schaeffer et al. 2025: ``-log pass@k = A k^(-b)``, fitted by
   least squares on ``log(-log pass@k)`` against ``log k`` over the observed
   budgets (they derive it from a beta-like left tail of the rate distribution,
@@ -24,17 +24,24 @@ For a mixture, ``1 - E[(1 - p)^k]`` is increasing and concave in ``k``
 (``(1 - p)^k`` is decreasing and convex in ``k`` for each ``p``), so the
 predictions are too; the power law is increasing for ``b > 0``.
 
-Uncertainty: prompts are resampled with replacement (paired across models)
-and the fit is repeated; the band is pointwise percentile. It covers prompt
-sampling under the chosen model, not the choice of model: compare the views.
+Uncertainty: :func:`profile_interval` gives, for pass@k at any budget, the
+profile-likelihood interval over every rate distribution on the NPMLE's grid
+(the predictions no distribution the data cannot reject would contradict), and
+:func:`difference_interval` the same for D(k). Unlike a bootstrap within one
+parametric family, it carries the uncertainty of the choice of model, and it
+widens where the data cannot see (many prompts never solved, ``k`` far beyond
+``n``). Every fit here is deterministic: the NPMLE is a concave problem solved
+to an optimality certificate (:func:`npmle_weights`), the beta mixture starts
+from a fixed design (:func:`beta_starts`).
 
 References
 ----------
 J. Kiefer and J. Wolfowitz, "Consistency of the maximum likelihood estimator in
 the presence of infinitely many incidental parameters", Ann. Math. Statist.
-27(4), 1956. W. Jiang and C.-H. Zhang, "General maximum likelihood empirical
-Bayes estimation of normal means", Ann. Statist. 37(4), 2009. R. Schaeffer,
-J. Kazdan, J. Hughes, J. Juravsky, S. Price, A. Lynch, E. Jones, R. Kirk,
+27(4), 1956. Y. Wang, "On fast computation of the non-parametric maximum
+likelihood estimate of a mixing distribution", JRSS B 69(2), 2007. S. A.
+Murphy and A. W. van der Vaart, "On profile likelihood", JASA 95(450), 2000.
+R. Schaeffer, J. Kazdan, J. Hughes, J. Juravsky, S. Price, A. Lynch, E. Jones, R. Kirk,
 A. Mirhoseini, S. Koyejo, "How Do Large Language Monkeys Get Their Power
 (Laws)?", arXiv 2502.17578.
 """
