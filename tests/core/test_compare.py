@@ -150,3 +150,58 @@ def test_paired_bootstrap_reproducible_and_covers_estimate():
     assert (hi - lo) == pytest.approx(2 * 1.96 * se, rel=0.25)
     plo, phi = a["price"]["ci"]
     assert 0.0 <= plo <= phi
+
+
+def test_kurtosis_df_against_loops():
+    rng = np.random.default_rng(31)
+    d = np.concatenate([rng.normal(size=(40, 2)), np.zeros((40, 1))], axis=1)
+    d[:3, 2] = [-1.0, -1.0, 0.5]  # sparse and heavy-tailed, as pass@k differences at large k
+    nu = cc.kurtosis_df(d)
+    P = d.shape[0]
+    for k in range(3):
+        x = d[:, k]
+        m2 = sum((v - x.mean()) ** 2 for v in x) / P
+        m4 = sum((v - x.mean()) ** 4 for v in x) / P
+        kappa = max(m4 / m2**2 - 3, 0.0)
+        assert nu[k] == pytest.approx(2 / (2 / (P - 1) + kappa / P), rel=1e-12)
+    assert nu[2] < 10 < P - 1  # a few prompts carry the variance: few degrees of freedom
+    # Normal data keep about P - 1; no variance gives P - 1 (nothing to correct).
+    assert cc.kurtosis_df(np.zeros((8, 1)))[0] == pytest.approx(7)
+
+
+def test_min_prompts_is_where_a_sign_flip_test_can_reach_the_level():
+    for alpha in (0.05, 0.01, 0.2):
+        P = cc.min_prompts(alpha)
+        assert 2.0 ** (1 - P) <= alpha < 2.0 ** (2 - P)
+    assert cc.min_prompts(0.05) == 6
+
+
+def test_too_few_prompts_support_nothing():
+    d = np.tile([[0.5, 0.4]], (5, 1)) + np.arange(5)[:, None] * 1e-3  # 5 prompts, all gains
+    band = cc.simultaneous_band(d, n_multipliers=500)
+    assert band["too_few_units"] and np.all(band["lower"] == -1) and np.all(band["upper"] == 1)
+    six = cc.simultaneous_band(np.vstack([d, d[:1] + 2e-3]), n_multipliers=500)
+    assert not six["too_few_units"] and np.all(six["lower"] > 0)
+
+
+def test_small_sample_correction_below_the_threshold_only():
+    rng = np.random.default_rng(32)
+
+    def draw(P):
+        d = np.zeros((P, 3))
+        d[:, 0] = rng.normal(0.1, 0.3, P)
+        d[rng.random(P) < 0.08, 1] = -1.0  # sparse, like D(k) at large k
+        d[:, 2] = rng.normal(size=P)
+        return d
+
+    small = cc.simultaneous_band(draw(60), n_multipliers=2000)
+    assert small["small_sample"] == "kurtosis-t" and len(small["df"]) == 3
+    crit = np.asarray(small["critical_values"])
+    assert np.all(crit >= small["critical_value"]) and crit[1] > crit[0]
+    np.testing.assert_allclose(small["upper"] - small["mean"], crit * small["se"])
+    big = cc.simultaneous_band(draw(cc.SMALL_SAMPLE_PROMPTS), n_multipliers=2000)
+    assert big["small_sample"] is None and big["df"] is None
+    off = cc.simultaneous_band(draw(60), n_multipliers=2000, small_sample=False)
+    assert off["df"] is None and np.all(off["critical_values"] == off["critical_value"])
+    with pytest.raises(ValueError, match="independent prompts"):
+        cc.simultaneous_band(draw(60), groups=np.arange(60) // 6, small_sample=True)

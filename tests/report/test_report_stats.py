@@ -103,8 +103,11 @@ def test_extrapolation_block_on_the_example(example):
     assert "Model-based prediction, not a measurement" in text
     assert W.extrapolation_sentence(ex) in text
     j = len(ex["ks"]) - 1
-    assert (f"512 {ex['pass_base'][j]:.4f} ({ex['pass_base_lower'][j]:.4f} to "
-            f"{ex['pass_base_upper'][j]:.4f})") in text
+    # The prompts are clustered here, which the intervals were not validated for: the
+    # prediction is shown without an interval, and the reason is given.
+    assert ex["reach"]["reasons"] == ["clusters"] and ex["pass_base_lower"][j] is None
+    assert f"512 {ex['pass_base'][j]:.4f} (not calibrated)" in text
+    assert "Not calibrated: the intervals were not validated with clustered prompts" in text
     assert f"{ex['power_law']['diff'][j]:+.4f}" in text
     # The fit follows the measured D(128) (within fit error) and the figure is inline.
     assert abs(ex["diff"][ex["ks"].index(128)] - res["diff"][res["ks"].index(128)]) < 0.01

@@ -1,8 +1,10 @@
-"""``plan``: allocation arithmetic, the two-stage estimate's unbiasedness, and its own claim."""
+"""``plan``: allocation arithmetic, the two-stage estimate's unbiasedness, the search, its
+bounds, and its own claim."""
 
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -46,27 +48,29 @@ def test_two_stage_estimate_is_unbiased():
     assert np.all(np.abs(est.mean(axis=0) - truth) < 4 * se)
 
 
-@pytest.mark.slow
-def test_plan_claim_is_reached_when_its_design_is_simulated_again():
-    rng = np.random.default_rng(3)
-    pb, pr = _truth(300, seed=3)
-    nb = np.full(300, 16)
-    cb, cr = rng.binomial(16, pb), rng.binomial(16, pr)
-    opts = pl.PlanOptions(gain_at=1, power=0.8, budgets=(1, 2, 4, 8), sims=200, seed=0)
-    res = pl.plan_design(nb, cb, nb, cr, opts)
-    rec = res["recommended"]
-    assert rec is not None and rec["power"] >= 0.8
-    powers = [r["uniform"]["power"] for r in res["designs"]]
-    assert powers[-1] >= powers[0]
-    # Simulate the recommended design afresh (other seed) from the same fitted rates.
-    sb, sr = pl.posterior_sampler(nb, cb), pl.posterior_sampler(nb, cr)
-    again = pl.simulate_power(sb, sr, rec["n"], opts, seed=12345, prompts=300)
-    assert abs(again["power"] - rec["power"]) < 3 * np.hypot(again["mc_se"], rec["mc_se"]) + 0.02
-    # And from the true rates (each prompt's posterior a point mass at its true rate):
-    # the claim holds up to Monte Carlo error and the pilot's fit error.
-    eye = np.eye(300)
-    truth = pl.simulate_power((pb, eye), (pr, eye), rec["n"], opts, seed=999, prompts=300)
-    assert truth["power"] >= rec["power"] - 3 * np.hypot(truth["mc_se"], rec["mc_se"]) - 0.05
+def test_pilot_model_keeps_the_pairing_and_draws_from_posteriors():
+    """A pilot where the trained model never solves the prompts the base solves rarely: the
+    simulated truths keep those pairs (base rate > 0, trained rate 0) together."""
+    rng = np.random.default_rng(5)
+    P = 400
+    pb = np.where(np.arange(P) < 100, 0.1, 0.6)
+    pr = np.where(np.arange(P) < 100, 0.0, 0.8)
+    nn = np.full(P, 32)
+    cb, cr = rng.binomial(nn, pb), rng.binomial(nn, pr)
+    model = pl.pilot_model(nn, cb, nn, cr, draws=4, seed=0)
+    assert model["weights"].shape == (41, 41) and model["draws"].shape == (4, 41, 41)
+    assert model["weights"].sum() == pytest.approx(1.0)
+    lost = []
+    for _, idx, b, r in pl._truths(model, 8, P, seed=1):
+        hard = idx < 100
+        lost.append(np.mean(r[hard] < 0.005))
+        assert np.mean(b[hard]) == pytest.approx(0.1, abs=0.03)
+        assert np.mean(r[~hard]) == pytest.approx(0.8, abs=0.03)
+    assert np.mean(lost) > 0.9
+    # The same seed gives the same truths (every design is simulated on the same truths).
+    a = [t[2] for t in pl._truths(model, 3, P, seed=2)]
+    b = [t[2] for t in pl._truths(model, 3, P, seed=2)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 def test_plan_options_refuse_bad_input():
@@ -74,10 +78,76 @@ def test_plan_options_refuse_bad_input():
         pl.PlanOptions()
     with pytest.raises(InputError, match="largest named budget"):
         pl.PlanOptions(loss_at=16, budgets=(8,))
-    assert pl.PlanOptions(loss_at=16).budgets == (16, 32, 64, 128)
+    assert pl.PlanOptions(loss_at=16).budgets == ()
+    with pytest.raises(InputError, match="between 1 and 4,096"):
+        pl.PlanOptions(loss_at=1_000_000_000)
+    with pytest.raises(InputError, match="--prompts must be between"):
+        pl.PlanOptions(gain_at=1, prompts=1_000_000_000)
+    with pytest.raises(InputError, match="--sims must be between"):
+        pl.PlanOptions(gain_at=1, sims=1_000_000_000)
+    with pytest.raises(InputError, match="above 65,536"):
+        pl.PlanOptions(gain_at=1, budgets=(1, 1 << 20))
 
 
-def test_plan_cli(tmp_path):
+def test_plan_refuses_before_working_when_too_costly():
+    """Memory and time are estimated before anything is fitted or simulated."""
+    nb = np.full(50, 8)
+    cb = np.arange(50) % 9
+    t = time.perf_counter()
+    with pytest.raises(InputError, match="pass@k values") as e:
+        pl.plan_design(nb, cb, nb, cb, pl.PlanOptions(loss_at=4096, prompts=100_000))
+    assert "MB" in str(e.value)
+    with pytest.raises(InputError, match="would take about") as e:
+        pl.plan_design(nb, cb, nb, cb, pl.PlanOptions(gain_at=1, prompts=100_000, sims=20_000))
+    assert time.perf_counter() - t < 5
+    cost = pl.estimate_cost(pl.PlanOptions(gain_at=1, sims=400), 300)
+    assert cost["seconds"] < pl.MAX_SECONDS and cost["cells"] == 300
+
+
+def test_allocated_design_is_offered_only_when_not_worse():
+    rng = np.random.default_rng(6)
+    pb, pr = _truth(200, seed=6)
+    nb = np.full(200, 8)
+    res = pl.plan_design(nb, rng.binomial(8, pb), nb, rng.binomial(8, pr),
+                         pl.PlanOptions(gain_at=1, loss_at=4, budgets=(4, 8), sims=40))
+    for row in res["designs"]:
+        if row["allocated_offered"]:
+            assert row["allocated"]["power"] >= row["uniform"]["power"]
+    rec = res["recommended"]
+    if rec is not None and rec["design"] == "allocated":
+        row = next(r for r in res["designs"] if r["n"] == rec["n"])
+        assert row["allocated_offered"]
+
+
+def test_not_reachable_when_even_exact_curves_fall_short():
+    """No difference at all: even unlimited samples certify nothing, and plan says so."""
+    rng = np.random.default_rng(7)
+    p = rng.beta(0.6, 0.9, 100)
+    nb = np.full(100, 8)
+    res = pl.plan_design(nb, rng.binomial(8, p), nb, rng.binomial(8, p),
+                         pl.PlanOptions(gain_at=1, sims=30))
+    assert res["reachable"] is False and res["recommended"] is None and res["designs"] == []
+    assert res["unlimited"]["power"] < 0.8
+
+
+@pytest.mark.slow
+def test_plan_claim_is_reached_when_its_design_is_simulated_again():
+    rng = np.random.default_rng(3)
+    pb, pr = _truth(300, seed=3)
+    nb = np.full(300, 16)
+    cb, cr = rng.binomial(16, pb), rng.binomial(16, pr)
+    opts = pl.PlanOptions(gain_at=1, power=0.8, sims=200, seed=0)
+    res = pl.plan_design(nb, cb, nb, cr, opts)
+    rec = res["recommended"]
+    assert rec is not None and rec["power"] >= 0.8 - 3 * rec["mc_se"]
+    # The truth: each prompt's posterior a point mass at its true rates.
+    truth = {"grid": np.concatenate([pb, pr]), "lik_base": np.eye(600)[:300],
+             "lik_rl": np.eye(600)[300:], "obs": np.arange(300), "draws": np.ones((1, 600, 600))}
+    real = pl.simulate_power(truth, rec["n"], opts, seed=999, prompts=300)
+    assert abs(real["power"] - rec["power"]) < 3 * np.hypot(real["mc_se"], rec["mc_se"]) + 0.05
+
+
+def test_plan_cli(tmp_path, capsys):
     rng = np.random.default_rng(4)
     pb, pr = _truth(200, seed=4)
     for name, p in (("b", pb), ("r", pr)):
@@ -91,3 +161,16 @@ def test_plan_cli(tmp_path):
     r = json.loads(out.read_text())
     assert r["kind"] == "plan" and r["options"]["gain_at"] == 1
     assert [d["n"] for d in r["designs"]] == [1, 4]
+    text = " ".join(capsys.readouterr().out.split())
+    assert "n = 1 per prompt: power" in text and "allocated: the same design here" in text
+    assert "Recommended: uniform n = 4 samples per prompt" in text
+
+
+def test_the_command_bounds_equal_the_simulation_bounds():
+    """The flags of plan (declared without importing the simulation) refuse what it refuses."""
+    from rlvr_boundary.analysis import plan as AP
+    from rlvr_boundary.pipelines import plan as PP
+
+    assert (PP.MAX_SIMS, PP.MAX_CLAIM_K, PP.MAX_PLANNED_PROMPTS) == (
+        AP.MAX_SIMS, AP.MAX_BUDGET, AP.MAX_PROMPTS)
+    assert PP.PlanOptions(gain_at=1).simulation().sims == AP.PlanOptions(gain_at=1).sims

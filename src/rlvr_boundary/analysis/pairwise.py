@@ -17,7 +17,8 @@ import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.analysis.extrapolation import extrapolation_result, metrics_block
-from rlvr_boundary.analysis.structure import run_curves, structured_band, verifier_error_block
+from rlvr_boundary.analysis.structure import (band_checks, run_curves, structured_band,
+                                               verifier_error_block)
 from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import grid as G
 from rlvr_boundary.core.passk import passk_within_prompt_variance
@@ -146,16 +147,18 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettin
         result["delta_se"] = None
         result["delta_se_K"] = None
     contrib = pr - pb  # (P, K) per-prompt differences
-    # A budget with no spread of the per-prompt differences (every prompt solved, or
-    # none, by both models) has no uncertainty to draw: it is marked, and its band is
-    # the point D(k) itself (a tie when D(k) = 0), not the [-1, 1] placeholder.
+    # A budget with no spread of the per-prompt differences has no uncertainty to draw: it
+    # is marked. When D(k) = 0 (every prompt solved, or none, by both) it is a tie and its
+    # band the point 0; a nonzero D(k) with no spread keeps the band's [-1, 1], so a
+    # zero-width band never supports a gain or a loss.
     degenerate = np.ptp(contrib, axis=0) <= 1e-12  # (K,)
     result["degenerate"] = degenerate
     if nb.size >= 2:
         band = structured_band(curves_b, curves_r, groups=groups, n_multipliers=opts.bootstrap,
                                alpha=opts.alpha, seed=opts.seed)
         lower, upper = np.array(band["lower"], float), np.array(band["upper"], float)
-        lower[degenerate] = upper[degenerate] = diff[degenerate]
+        tie = degenerate & (np.abs(diff) <= 1e-12)
+        lower[tie] = upper[tie] = diff[tie]
         cls = cc.classify_budgets(ks, lower, upper)
         result["band"] = {"lower": lower, "upper": upper, "se": band["se"],
                           "critical_value": band["critical_value"],
@@ -164,7 +167,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettin
                                     f"multipliers drawn over {band['unit']}",
                           "unit": band["unit"], "n_clusters": band["n_clusters"],
                           "n_runs": band["n_runs"],
-                          "level": 1 - opts.alpha}
+                          "level": 1 - opts.alpha,
+                          **band_checks(band, diff, degenerate, alpha=opts.alpha)}
         result.update({"gain_budgets": cls["gain"], "loss_budgets": cls["loss"],
                        "inconclusive_budgets": cls["inconclusive"],
                        "first_loss_set": cls["first_loss_set"],
@@ -204,7 +208,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettin
     if opts.extrapolate is not None:
         result["extrapolation"] = extrapolation_result(
             nb, cb, nr, cr, opts.extrapolate, method=opts.extrapolate_method,
-            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed)
+            n_boot=min(opts.bootstrap, 50), alpha=opts.alpha, seed=opts.seed,
+            clustered=groups is not None)
     return result
 
 

@@ -27,9 +27,9 @@ from rlvr_boundary.core.verifier_error import verifier_error_band
 from rlvr_boundary.core.passk import pass_at_k
 from rlvr_boundary.errors import InputError
 
-__all__ = ["cluster_labels", "cluster_groups", "run_curves", "sampling_unit_block", "split_runs",
-           "structured_band", "verifier_error_block",
-           "PREFIX_RULE"]
+__all__ = ["band_checks", "cluster_labels", "cluster_groups", "run_curves", "sampling_unit_block",
+           "split_runs", "structured_band", "verifier_error_block",
+           "BAND_VALIDATED_PROMPTS", "PREFIX_RULE"]
 
 PREFIX_RULE = "id-prefix:"
 """``--cluster-by id-prefix:SEP`` clusters prompts by their id up to the last SEP."""
@@ -155,9 +155,71 @@ def verifier_error_block(nb, cb, nr, cr, ks, plain: dict, rates, *, n_boot: int 
             "gain_survives": kept_gain, "loss_survives": kept_loss,
             "verdicts_survive": len(kept_gain) == len(plain["gain_budgets"])
             and len(kept_loss) == len(plain["loss_budgets"]),
-            "n_boot": n_boot, "model_based": True,
+            "n_boot": n_boot, "model_based": True, "measured": _verifier_measured(),
             "method": "NPMLE of true success rates with the verifier's error rates in the "
                       "likelihood; prompt-bootstrap sup-t band"}
+
+
+#: Fewest independent prompts at which the calibration study measured the plain band
+#: (with its small-sample correction) within [0.93, 0.97] of coverage at the 95% level.
+#: Below it the result carries a warning with the coverage measured there.
+BAND_VALIDATED_PROMPTS = 50
+
+
+def band_checks(band: dict, diff, degenerate, *, alpha: float = 0.05) -> dict:
+    """What the band can and cannot vouch for: small-sample correction, too few prompts, warning.
+
+    Parameters
+    ----------
+    band
+        The output of :func:`structured_band`.
+    diff
+        ``(K,)`` D(k).
+    degenerate
+        ``(K,)`` bool: budgets whose per-prompt differences have no spread.
+
+    Returns
+    -------
+    dict
+        ``small_sample`` (the correction applied to independent prompts, or
+        None), ``df_range`` (``[min, max]`` degrees of freedom of the critical
+        values, None without), ``too_few_prompts`` and ``min_prompts`` (see
+        :func:`rlvr_boundary.core.compare.min_prompts`), ``no_variance``: the
+        indices of budgets where every prompt has the same nonzero difference
+        (never supported: a zero-width band certifies nothing), and
+        ``warning``: None, or, for independent prompts fewer than
+        :data:`BAND_VALIDATED_PROMPTS`, ``{"prompts", "validated_from",
+        "level", "measured"}`` with the coverage the calibration study measured
+        at its smallest sizes (``measured``: rows ``{"prompts", "coverage",
+        "mc_se"}``, from :mod:`rlvr_boundary.analysis.calibration_data`).
+    """
+    from rlvr_boundary.analysis.calibration_data import BAND
+
+    d = np.asarray(diff, float)
+    deg = np.asarray(degenerate, bool)
+    df = [v for v in (band.get("df") or []) if v is not None]
+    independent = band.get("n_clusters") is None and not any(
+        v > 1 for v in (band.get("n_runs") or {}).values())
+    P = int(band["n_units"]) if independent else None
+    warning = None
+    if independent and P < BAND_VALIDATED_PROMPTS:
+        rows = sorted(BAND["independent"].items())
+        warning = {"prompts": P, "validated_from": BAND_VALIDATED_PROMPTS, "level": BAND["level"],
+                   "measured": [{"prompts": int(k), "coverage": v["coverage"], "mc_se": v["mc_se"]}
+                                for k, v in rows if int(k) <= BAND_VALIDATED_PROMPTS]}
+    return {"small_sample": band.get("small_sample"),
+            "df_range": [min(df), max(df)] if df else None,
+            "too_few_prompts": bool(band.get("too_few_units")),
+            "min_prompts": cc.min_prompts(alpha),
+            "no_variance": np.flatnonzero(deg & (np.abs(d) > 1e-12)).tolist(),
+            "warning": warning}
+
+
+def _verifier_measured() -> dict | None:
+    """The coverage the calibration study measured for the band under verifier error."""
+    from rlvr_boundary.analysis.calibration_data import VERIFIER
+
+    return dict(VERIFIER) if VERIFIER else None
 
 
 RUN_SUFFIX = re.compile(r"^(?P<name>.+)#run(?P<j>\d+)$")
@@ -240,9 +302,11 @@ def sampling_unit_block(curves_base, curves_rl, band: dict, ks, *, n_multipliers
     d = curves_rl.mean(axis=0) - curves_base.mean(axis=0)  # (P, K)
     ind = cc.simultaneous_band(d, n_multipliers=n_multipliers, alpha=alpha, seed=seed)
     lower, upper = np.array(ind["lower"], float), np.array(ind["upper"], float)
-    degenerate = np.ptp(d, axis=0) <= 1e-12  # (K,): as in the comparison, a point, no band
     mean = d.mean(axis=0)
-    lower[degenerate] = upper[degenerate] = mean[degenerate]
+    # As in the comparison: a tie (no spread, D = 0) is a point; a nonzero difference with
+    # no spread keeps the band's [-1, 1], so a zero-width band never supports anything.
+    tie = (np.ptp(d, axis=0) <= 1e-12) & (np.abs(mean) <= 1e-12)  # (K,)
+    lower[tie] = upper[tie] = mean[tie]
     cls = cc.classify_budgets(ks, lower, upper)
     gain, loss = band["gain_budgets"], band["loss_budgets"]
     return {"unit": band["unit"], "n_clusters": band["n_clusters"], "n_runs": band["n_runs"],

@@ -35,6 +35,9 @@ __all__ = [
     "cluster_influence",
     "run_influence",
     "satterthwaite_df",
+    "kurtosis_df",
+    "min_prompts",
+    "SMALL_SAMPLE_PROMPTS",
     "simultaneous_band",
     "classify_budgets",
     "paired_bootstrap",
@@ -376,9 +379,69 @@ def satterthwaite_df(blocks, dfs) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.inf)
 
 
+#: Below this many independent prompts the plain band's critical values move to the
+#: Student-t scale with kurtosis-matched degrees of freedom (:func:`kurtosis_df`): in the
+#: calibration study (docs/statistics.md) the Gaussian band under-covers at 50 prompts and
+#: holds its level from about 200 prompts on, where the two agree.
+SMALL_SAMPLE_PROMPTS = 200
+
+
+def min_prompts(alpha: float) -> int:
+    """Fewest independent prompts with which any band can support a gain or loss at ``alpha``.
+
+    Notes
+    -----
+    With ``P`` prompts the most extreme outcome of an exact sign-flip test of
+    "no difference" (every per-prompt difference of one sign) has two-sided
+    p-value :math:`2^{1-P}`; below :math:`P = 1 + \\log_2(1/\\alpha)` even that
+    does not reach level ``alpha`` (6 prompts at 0.05), so any verdict would
+    rest on the normal approximation alone. The band refuses to support one.
+    """
+    return int(np.ceil(1.0 + np.log2(1.0 / alpha) - 1e-12))
+
+
+def kurtosis_df(contrib, *, axis: int = 0) -> np.ndarray:
+    """Degrees of freedom of each budget's variance estimate, matched to its kurtosis.
+
+    Parameters
+    ----------
+    contrib
+        Per-prompt contributions, ``(P, K)`` with prompts on ``axis``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K,)`` :math:`\\nu_k = 2 / (2/(P-1) + \\max(\\hat\\kappa_k, 0)/P)`, with
+        :math:`\\hat\\kappa_k = m_4 / m_2^2 - 3` the sample excess kurtosis of the
+        budget's contributions (``P - 1`` where they have no variance).
+
+    Notes
+    -----
+    The sample variance of ``P`` draws with excess kurtosis :math:`\\kappa` has
+    :math:`\\mathrm{Var}(s^2)/\\sigma^4 = 2/(P-1) + \\kappa/P`; a scaled
+    :math:`\\chi^2_\\nu/\\nu` with the same first two moments has
+    :math:`2/\\nu` there, which gives :math:`\\nu` (the moment matching of
+    G. E. P. Box, "Non-normality and tests on variances", Biometrika 40(3/4),
+    1953; F. E. Satterthwaite, Biometrics Bulletin 2(6), 1946). Normal data
+    keep :math:`P - 1`. Per-prompt differences of pass@k at large ``k`` are
+    mostly 0 with a few prompts near -1 or +1: a kurtosis of 15-20, so 50
+    prompts carry about 5 degrees of freedom of variance information there.
+    """
+    d = np.moveaxis(np.asarray(contrib, float), axis, 0)
+    if d.ndim != 2 or d.shape[0] < 2:
+        raise ValueError("contrib must be (prompts, budgets) with at least 2 prompts")
+    P = d.shape[0]
+    e = d - d.mean(axis=0)  # (P, K)
+    m2 = np.mean(e * e, axis=0)
+    m4 = np.mean(e**4, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(m2 > 0, m4 / np.where(m2 > 0, m2, 1.0) ** 2 - 3.0, 0.0)
+    return 2.0 / (2.0 / (P - 1.0) + np.maximum(kappa, 0.0) / P)
+
+
 def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05,
                       seed: int = 0, axis: int = 0, groups=None,
-                      influence=None, df=None) -> dict:
+                      influence=None, df=None, small_sample: bool | None = None) -> dict:
     """Gaussian-multiplier sup-t simultaneous confidence band for a mean curve.
 
     Parameters
@@ -401,8 +464,12 @@ def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05
         then ``contrib`` is the mean curve and ``groups`` must be None.
     df
         Degrees of freedom of the variance estimate (scalar or ``(K,)``), for
-        the small-sample correction below; None: no correction (large samples,
-        as in Chernozhukov et al. and passk-inference).
+        the small-sample correction below; None: none, unless ``small_sample``.
+    small_sample
+        Independent prompts only (no ``groups``, ``influence`` or ``df``): take
+        ``df`` from :func:`kurtosis_df`. None (default): when there are fewer
+        than :data:`SMALL_SAMPLE_PROMPTS` prompts; False: never (the
+        large-sample band of Chernozhukov et al. and passk-inference).
 
     Returns
     -------
@@ -415,7 +482,10 @@ def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05
         callers should show them as "no variance", not as an interval),
         ``n_units`` (prompts, clusters or prompt and run rows),
         ``critical_values`` (``(K,)``: equal to ``critical_value`` without
-        ``df``).
+        ``df``), ``df`` (``(K,)`` degrees of freedom used, None without),
+        ``small_sample`` ("kurtosis-t" when :func:`kurtosis_df` set them, else
+        None), ``too_few_units`` (True with fewer independent prompts than
+        :func:`min_prompts`: then every budget's band is ``[-1, 1]``).
 
     Notes
     -----
@@ -448,7 +518,15 @@ def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05
     moved to the Student-t scale at the same pointwise level,
     :math:`c_k = t^{-1}_{\\nu_k}(\\Phi(c))`, the usual ``t(G-1)`` reference of
     cluster-robust inference applied to the sup-t level; this is our choice,
-    checked by the coverage study, not a result of the papers cited.
+    checked by the coverage study, not a result of the papers cited. For
+    independent prompts the same move with the kurtosis-matched
+    :math:`\\nu_k` of :func:`kurtosis_df` is the small-sample correction
+    (fewer than :data:`SMALL_SAMPLE_PROMPTS` prompts): the per-prompt
+    differences of pass@k at large ``k`` are sparse and heavy-tailed, so their
+    standard error is estimated from far fewer effective degrees of freedom
+    than ``P - 1``, and the Gaussian band under-covers (the calibration table
+    of docs/statistics.md gives both at 50 to 1,000 prompts). With fewer than
+    :func:`min_prompts` prompts no budget is supported at all.
 
     References
     ----------
@@ -476,6 +554,14 @@ def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05
         mean = d.mean(axis=0)  # (K,)
         H = cluster_influence(d, groups)  # (M, K)
         scale_ref = float(np.abs(d).max())
+        independent = groups is None and df is None
+        if small_sample is None:
+            small_sample = independent and d.shape[0] < SMALL_SAMPLE_PROMPTS
+        if small_sample:
+            if not independent:
+                raise ValueError("the small-sample correction is for independent prompts; "
+                                 "clusters and runs take df")
+            df = kurtosis_df(d)
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(H))):
         raise ValueError("contributions must be finite")
     se = np.sqrt(np.einsum("mk,mk->k", H, H))  # (K,)
@@ -511,9 +597,16 @@ def simultaneous_band(contrib, *, n_multipliers: int = 4000, alpha: float = 0.05
         crits[finite] = stdtrit(nu[finite], ndtr(crit))
     lower, upper = mean - crits * se, mean + crits * se
     lower[degenerate], upper[degenerate] = -1.0, 1.0
+    too_few = influence is None and groups is None and H.shape[0] < min_prompts(alpha)
+    if too_few:
+        lower[:], upper[:] = -1.0, 1.0
+    nu = None if df is None else [None if not np.isfinite(v) else float(v)
+                                  for v in np.broadcast_to(np.asarray(df, float), mean.shape)]
     return {"mean": mean, "se": se, "lower": lower, "upper": upper, "critical_value": crit,
             "critical_values": crits, "degenerate": np.flatnonzero(degenerate).tolist(),
-            "n_units": int(H.shape[0])}
+            "n_units": int(H.shape[0]), "df": nu,
+            "small_sample": "kurtosis-t" if small_sample and influence is None else None,
+            "too_few_units": bool(too_few)}
 
 
 def classify_budgets(ks, lower, upper) -> dict:

@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from rlvr_boundary.core.compare import classify_budgets, simultaneous_band
-from rlvr_boundary.core.extrapolate import _log_binom, default_grid, fit_npmle, mixture_pass_at_k
+from rlvr_boundary.core.extrapolate import (_log_binom, default_grid, fit_npmle,
+                                              mixture_pass_at_k, npmle_weights)
 from rlvr_boundary.core.passk import check_counts, pass_at_k
 
 __all__ = ["corrected_fit", "corrected_pass_at_k", "verifier_error_band", "two_scorer_band"]
@@ -137,7 +138,15 @@ def _sup_t(diff, boot, ks, alpha, fpb, fpr, fnb, fnr, n_boot) -> dict:
 def verifier_error_band_reference(nb, cb, nr, cr, ks, *, fp: float | tuple = 0.0,
                                   fn: float | tuple = 0.0, n_boot: int = 200,
                                   alpha: float = 0.05, seed: int = 0, groups=None) -> dict:
-    """:func:`verifier_error_band` one refit at a time (the reference for tests)."""
+    """:func:`verifier_error_band` with every refit a cold fit from the data (the tests' reference).
+
+    Each replicate's counts are fitted by :func:`corrected_fit` from the
+    uniform start, the likelihood rebuilt from the replicate; the fast path
+    shares one likelihood matrix and starts every refit from the full-data
+    fit. Both stop at the optimality certificate of
+    :func:`rlvr_boundary.core.extrapolate.npmle_weights`, so they differ by
+    no more than that certificate allows.
+    """
     fpb, fpr = (fp, fp) if np.isscalar(fp) else fp
     fnb, fnr = (fn, fn) if np.isscalar(fn) else fn
     nb, cb = check_counts(nb, cb)
@@ -147,107 +156,35 @@ def verifier_error_band_reference(nb, cb, nr, cr, ks, *, fp: float | tuple = 0.0
     diff = mixture_pass_at_k(fr, ks) - mixture_pass_at_k(fb, ks)  # (K,)
     boot = np.empty((n_boot, ks.size))  # (B, K)
     for j, idx in enumerate(_resamples(nb.size, n_boot, seed, groups)):
-        bb = corrected_fit(nb[idx], cb[idx], fpb, fnb, init=fb["weights"])
-        rr = corrected_fit(nr[idx], cr[idx], fpr, fnr, init=fr["weights"])
+        bb = corrected_fit(nb[idx], cb[idx], fpb, fnb)  # cold start: the uniform weights
+        rr = corrected_fit(nr[idx], cr[idx], fpr, fnr)
         boot[j] = mixture_pass_at_k(rr, ks) - mixture_pass_at_k(bb, ks)
     return _sup_t(diff, boot, ks, alpha, fpb, fpr, fnb, fnr, n_boot)
 
 
 def _boot_pass_at_k(n, c, fit: dict, idx: list, fp: float, fn: float, ks) -> np.ndarray:
-    """``(B, K)`` true pass@k of every bootstrap refit, all refits at once.
+    """``(B, K)`` true pass@k of every bootstrap refit.
 
-    Each refit is the EM with SQUAREM of
-    :func:`rlvr_boundary.core.extrapolate.fit_npmle` (same start, steps and
-    stopping rule, row by row); the ``(U, L)`` likelihood of the ``U`` distinct
-    ``(n, c)`` pairs is shared and a replicate is its ``(U,)`` multiplicities.
+    Every replicate holds the same distinct ``(n, c)`` pairs as the data with
+    other multiplicities, so the ``(U, L)`` likelihood is built once and each
+    refit is :func:`rlvr_boundary.core.extrapolate.npmle_weights` on the
+    replicate's ``(U,)`` multiplicities, started from the full-data fit. The
+    maximum does not depend on the start: each refit stops at the same
+    optimality certificate as a cold fit (:func:`verifier_error_band_reference`
+    refits from the uniform start; a test compares the two).
     """
     pairs, inv = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
     inv = inv.reshape(-1)
     U = pairs.shape[0]
-    mult = np.stack([np.bincount(inv[i], minlength=U) for i in idx]).astype(float)  # (B, U)
     ll = _log_binom(pairs[:, 0], pairs[:, 1], fit["observed_grid"])  # (U, L)
-    m = ll.max(axis=1, keepdims=True)  # (U, 1)
-    # Grid points the full fit gave weight exactly 0 start every refit at 1e-300 (as in
-    # fit_npmle), where EM only rescales them: next to the other weights they vanish in a
-    # float64 sum, so they are left out of the products (often half the grid). A test
-    # checks the band against the one-refit-at-a-time loop, which keeps them.
-    keep = fit["weights"] > 0  # (L,)
-    lik = np.exp(ll - m)[:, keep]  # (U, L')
-    W = _npmle_batch(lik, mult, mult @ m[:, 0], fit["weights"][keep])  # (B, L')
-    q = 1.0 - fit["grid"][keep]  # (L',)
+    lik = np.exp(ll - ll.max(axis=1, keepdims=True))  # (U, L)
     ks = np.asarray(ks, float)
     with np.errstate(divide="ignore"):
-        terms = np.exp(np.multiply.outer(ks, np.log(q)))  # (K, L)
+        terms = np.exp(np.multiply.outer(ks, np.log(1.0 - fit["grid"])))  # (K, L)
     terms[ks == 0] = 1.0
+    W = np.stack([npmle_weights(lik, np.bincount(inv[i], minlength=U), init=fit["weights"])
+                  ["weights"] for i in idx])  # (B, L)
     return 1.0 - W @ terms.T
-
-
-def _npmle_batch(lik, mult, offset, init, *, max_iter: int = 2000,
-                 tol: float = 1e-9) -> np.ndarray:
-    """``(B, L)`` NPMLE weights of B data sets given as multiplicities ``mult`` ``(B, U)``.
-
-    Row by row the iteration of :func:`rlvr_boundary.core.extrapolate.fit_npmle`;
-    a row stops when its own log-likelihood settles, so each result is the one
-    the single fit returns (up to the order of floating-point sums). Rows go in
-    blocks small enough that a BLAS library keeps each product on one thread:
-    on a busy machine, threads for products this small cost more than they save.
-    """
-    U, L = lik.shape
-    block = max(1, _ONE_THREAD_PRODUCT // (U * L))
-    out = np.empty((mult.shape[0], L))
-    for i in range(0, mult.shape[0], block):
-        out[i:i + block] = _npmle_rows(lik, mult[i:i + block], offset[i:i + block], init,
-                                       max_iter, tol)
-    return out
-
-
-#: Largest m * n * k of a matrix product that OpenBLAS computes on one thread.
-_ONE_THREAD_PRODUCT = 65536 * 4 - 1
-
-
-def _npmle_rows(lik, mu, off, init, max_iter: int, tol: float) -> np.ndarray:
-    B = mu.shape[0]
-    Pa = mu.sum(axis=1, keepdims=True)  # (b, 1)
-    w0 = np.maximum(np.asarray(init, float), 1e-300)
-    W = np.tile(w0 / w0.sum(), (B, 1))  # (b, L)
-    out = W.copy()
-    rows = np.arange(B)  # rows still iterating
-    live = mu > 0  # (b, U): pairs present in each replicate
-
-    def em(w, lw):  # lw = w @ lik.T, (b, U)
-        r = np.divide(mu, lw, out=np.zeros_like(lw), where=live)
-        return w * (r @ lik) / Pa
-
-    def loglik(lw):
-        return (mu * np.log(lw, out=np.zeros_like(lw), where=live)).sum(axis=1) + off
-
-    lw = W @ lik.T
-    prev = loglik(lw)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for _ in range(max_iter):
-            W1 = em(W, lw)
-            W2 = em(W1, W1 @ lik.T)
-            R, V = W1 - W, W2 - 2 * W1 + W
-            step = -np.sqrt((R * R).sum(axis=1) / np.maximum((V * V).sum(axis=1), 1e-300))
-            WX = np.maximum(W - 2 * step[:, None] * R + step[:, None] ** 2 * V, 0.0)
-            s = WX.sum(axis=1, keepdims=True)
-            ok = s[:, 0] > 0
-            WXn = WX / np.where(ok, s[:, 0], 1.0)[:, None]
-            WX = np.where(ok[:, None], em(WXn, WXn @ lik.T), W2)
-            lwx, lw2 = WX @ lik.T, W2 @ lik.T
-            lx, l2 = loglik(lwx), loglik(lw2)
-            take = lx >= l2
-            W = np.where(take[:, None], WX, W2)
-            lw = np.where(take[:, None], lwx, lw2)
-            cur = np.where(take, lx, l2)
-            done = np.abs(cur - prev) < tol * (1 + np.abs(cur))
-            out[rows] = W
-            if done.all():
-                break
-            keep = ~done
-            rows, W, lw, prev = rows[keep], W[keep], lw[keep], cur[keep]
-            mu, off, Pa, live = mu[keep], off[keep], Pa[keep], live[keep]
-    return out
 
 
 def two_scorer_band(n_base, both_base, either_base, n_rl, both_rl, either_rl, ks, *,

@@ -21,8 +21,14 @@ from rlvr_boundary.options import check, option
 
 __all__ = ["PlanOptions", "run", "MAX_SIMS", "parse_budgets"]
 
-#: Most simulated studies per design (each draws the whole study and its band).
-MAX_SIMS = 100_000
+#: Most simulated studies per design (each draws the whole study and its band); equal to
+#: :data:`rlvr_boundary.analysis.plan.MAX_SIMS` (a test keeps them equal; the command line
+#: does not import the simulation to build its flags).
+MAX_SIMS = 20_000
+#: Largest budget a claim may name and most prompts planned: analysis.plan's MAX_BUDGET and
+#: MAX_PROMPTS, kept equal the same way.
+MAX_CLAIM_K = 4096
+MAX_PLANNED_PROMPTS = 100_000
 
 
 def parse_budgets(text: str) -> tuple[int, ...]:
@@ -37,11 +43,11 @@ def parse_budgets(text: str) -> tuple[int, ...]:
 class PlanOptions:
     """Options of ``rlvr-boundary plan``: the claims, the design and the inputs' format."""
 
-    gain_at: int | None = option(None, metavar="K", low=1, high=G.MAX_K,
+    gain_at: int | None = option(None, metavar="K", low=1, high=MAX_CLAIM_K,
                                  group="claims and design",
                                  help="certify that the trained model is better at budget K "
                                       "(e.g. 1)")
-    loss_at: int | None = option(None, metavar="K", low=1, high=G.MAX_K,
+    loss_at: int | None = option(None, metavar="K", low=1, high=MAX_CLAIM_K,
                                  group="claims and design",
                                  help="certify that the trained model is worse at budget K "
                                       "(e.g. 64)")
@@ -49,11 +55,12 @@ class PlanOptions:
                           group="claims and design", help="required power")
     budgets: tuple[int, ...] = option((), metavar="N,N,...", kind="text", parse=parse_budgets,
                                       group="claims and design",
-                                      help="candidate samples per prompt (default K, 2K, 4K, 8K)")
-    prompts: int | None = option(None, metavar="P", low=2, high=G.MAX_CELLS,
+                                      help="candidate samples per prompt (default: a search K, 2K, 4K, "
+                                           "... until the power is reached)")
+    prompts: int | None = option(None, metavar="P", low=2, high=MAX_PLANNED_PROMPTS,
                                  group="claims and design",
                                  help="prompts in the planned study (default: the pilot's)")
-    sims: int = option(200, low=10, high=MAX_SIMS, group="claims and design",
+    sims: int = option(400, low=10, high=MAX_SIMS, group="claims and design",
                        help="simulated studies per design")
     multipliers: int = option(500, cli=False, low=50, high=1_000_000,
                               help="Gaussian multipliers of each simulated band")

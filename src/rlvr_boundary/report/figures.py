@@ -397,7 +397,7 @@ def extrapolation(audit: dict):
     """Model-based pass@k and D(k) beyond the samples drawn, with the power-law prediction.
 
     One row per checkpoint with an ``extrapolation`` block: left, the predicted
-    pass@k of both models with their bootstrap bands and the measured curves
+    pass@k of both models with their intervals (where calibrated) and the measured curves
     up to n; right, the predicted D(k) with its band and the power law's. A
     dotted line marks n, where measurement ends and prediction begins.
     """
@@ -416,16 +416,19 @@ def extrapolation(audit: dict):
         ks = np.asarray(ex["ks"], float)
         res = audit["comparisons"][m]
         obs = np.asarray(res["ks"], float)
+        def band(name):  # None outside the validated reach: no interval drawn there
+            return [np.nan if v is None else v for v in ex.get(name) or [None] * len(ks)]
+
         for name, key, c in ((base, "base", col[base]), (m, "rl", col[m])):
-            ax.fill_between(ks, ex[f"pass_{key}_lower"], ex[f"pass_{key}_upper"], color=c,
+            ax.fill_between(ks, band(f"pass_{key}_lower"), band(f"pass_{key}_upper"), color=c,
                             alpha=0.18, lw=0)
             ax.plot(ks, ex[f"pass_{key}"], color=c, lw=1.6, label=f"{name}, predicted")
             ax.plot(ks, ex["power_law"][f"pass_{key}"], color=c, lw=1.0, ls="--",
                     label=f"{name}, power law")
             ax.plot(obs, res["pass_at_k"][name], color=c, lw=0, marker=".", ms=3,
                     label=f"{name}, measured")
-        axd.fill_between(ks, ex["diff_lower"], ex["diff_upper"], color=col[m], alpha=0.2, lw=0,
-                         label="bootstrap band of the prediction")
+        axd.fill_between(ks, band("diff_lower"), band("diff_upper"), color=col[m], alpha=0.2,
+                         lw=0, label="interval of the prediction, where calibrated")
         axd.plot(ks, ex["diff"], color=col[m], lw=1.6, label="D(k), predicted")
         axd.plot(ks, ex["power_law"]["diff"], color="black", lw=1.0, ls="--",
                  label="D(k), power law")

@@ -294,14 +294,15 @@ def _extrapolation(a: dict, svgs: dict) -> str | None:
         return None
     out = ['<p class="missing">Model-based prediction, not a measurement: beyond the n samples '
            "drawn per problem, pass@k comes from a distribution of per-problem success rates "
-           "fitted to the counts, and the band covers the sampling of problems under that "
-           "model, not the choice of model. The power-law column fits −log pass@k = A k^(−b) "
+           "fitted to the counts; each interval is the range of predictions of every rate "
+           "distribution the data cannot reject, given only where its coverage was validated "
+           "(beyond that: not calibrated). The power-law column fits −log pass@k = A k^(−b) "
            "to the measured curve, after Schaeffer et al., 'How Do Large Language Monkeys Get "
            "Their Power (Laws)?' (arXiv 2502.17578); where the two disagree, the prediction "
            "depends on the model.</p>",
-           _figure(svgs, "extrapolation", "Predicted pass@k and D(k) with bootstrap bands "
-                   "(solid), the power law (dashed) and the measured values (dots); the dotted "
-                   "line marks n.")]
+           _figure(svgs, "extrapolation", "Predicted pass@k and D(k) with their intervals "
+                   "where calibrated (solid), the power law (dashed) and the measured values "
+                   "(dots); the dotted line marks n.")]
     for m, ex in blocks.items():
         ks = [int(k) for k in ex["ks"]]
         n_obs = ex["observed_up_to"]
@@ -312,9 +313,11 @@ def _extrapolation(a: dict, svgs: dict) -> str | None:
 
         def cell(key, j, signed=False):
             fmt = "+.4f" if signed else ".4f"
-            return (f"{format(ex[key][j], fmt)} ({format(ex[key + '_lower'][j], fmt)} to "
-                    f"{format(ex[key + '_upper'][j], fmt)})" if key + "_lower" in ex
-                    else format(ex[key][j], fmt))
+            lo, hi = (ex.get(key + "_lower") or [None] * len(ks))[j], \
+                (ex.get(key + "_upper") or [None] * len(ks))[j]
+            if lo is None or hi is None:  # outside the validated reach: no interval
+                return f"{format(ex[key][j], fmt)} (not calibrated)"
+            return f"{format(ex[key][j], fmt)} ({format(lo, fmt)} to {format(hi, fmt)})"
 
         rows = [[str(k), cell("pass_base", ks.index(k)), cell("pass_rl", ks.index(k)),
                  cell("diff", ks.index(k), True), _f(pl["pass_base"][ks.index(k)]),

@@ -171,7 +171,8 @@ def band_sentence(res: dict) -> str | None:
     if ties:
         text += (f"; tie at k = {ranges(ties)}, where every prompt is solved by both models "
                  "or by neither")
-    return text + "."
+    checks = band_calibration_sentence(res)  # the calibration block below
+    return text + "." + (f" {checks}" if checks else "")
 
 
 def crossings_sentence(res: dict) -> str:
@@ -383,7 +384,8 @@ def verifier_error_sentence(ve: dict) -> str:
     return (f"Under verifier error (false positives {ve['fp']:g}, false negatives {ve['fn']:g}): "
             f"supported gain at k = {ranges(ve['gain_budgets'])}, supported loss at "
             f"k = {ranges(ve['loss_budgets'])}; the verdicts "
-            + ("survive." if ve["verdicts_survive"] else "do not all survive."))
+            + ("survive." if ve["verdicts_survive"] else "do not all survive.")
+            + (f" {verifier_calibration_sentence(ve)}" if ve.get("measured") else ""))
 
 
 def verifier_error_lost(ve: dict, res: dict) -> str | None:
@@ -407,25 +409,13 @@ def first_run_note(res: dict) -> str | None:
 
 
 def extrapolation_sentence(ex: dict) -> str:
-    """The model-based prediction at the largest budget, beside the power law's."""
-    j = len(ex["ks"]) - 1
-    k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
-    return (f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = {ex['ks'][j]}: "
-            f"D = {ex['diff'][j]:+.4f} (band {ex['diff_lower'][j]:+.4f} to "
-            f"{ex['diff_upper'][j]:+.4f}), predicted k* {k_star}; power law: "
-            f"D = {ex['power_law']['diff'][j]:+.4f}.")
+    """The model-based prediction at the largest budget, beside the power law's (calibration block)."""
+    return extrapolation_point_sentence(ex)
 
 
 def extrapolation_k_star_sentence(ex: dict) -> str:
-    """Where each view puts the crossing k*, with the bootstrap interval of the mixture's."""
-    def k_of(v):
-        return f"beyond k = {ex['k_max']}" if v is None else f"k = {v:.0f}"
-
-    text = f"Predicted crossing k*: {k_of(ex['k_star'])} from the fitted rates"
-    ci = ex.get("k_star_ci")
-    if ci:
-        text += f", bootstrap interval {k_of(ci[0])} to {k_of(ci[1])}"
-    return text + f"; {k_of(ex['power_law']['k_star'])} from the power law."
+    """Where each view puts the crossing k* (calibration block)."""
+    return extrapolation_crossing_sentence(ex)
 
 
 # ----------------------------------------------------------------------------- scorer sensitivity
@@ -845,19 +835,8 @@ def plan_console(doc: dict) -> list:
     out = [f"Pilot: {pilot['prompts']} prompts, n = {pilot['n_base']} (base) and "
            f"{pilot['n_rl']} (trained). Planned study: {doc['prompts']} prompts; claim: "
            f"{claims}; band over k = 1..{k_max}."]
-    for row in doc["designs"]:
-        u, a = row["uniform"], row["allocated"]
-        out.append(f"  n = {row['n']:>5} per prompt: power {u['power']:.2f} +- {u['mc_se']:.2f} "
-                   f"uniform, {a['power']:.2f} +- {a['mc_se']:.2f} allocated "
-                   f"({row['allocated_n_range'][0]}-{row['allocated_n_range'][1]} per prompt)")
-    rec = doc["recommended"]
-    if rec:
-        out.append(f"Recommended: {rec['design']} n = {rec['n']} samples per prompt (power "
-                   f"{rec['power']:.2f} at the {o['power']:.2f} asked; model-based simulation "
-                   "from the pilot).")
-    else:
-        out.append(f"No candidate budget reaches power {o['power']:.2f}; try larger --budgets "
-                   "or more --prompts.")
+    out += [plan_design_line(row) for row in doc["designs"]]
+    out.append(plan_recommendation(doc, o["power"]))
     out.append("Use the pilot only to allocate: estimate from the new samples alone.")
     return out
 
@@ -884,3 +863,135 @@ def console_lines(doc: dict) -> list:
     if kind not in CONSOLE:
         raise KeyError(f"no console rendering for result kind {kind!r}")
     return CONSOLE[kind](doc)
+
+
+# ============================================================================ calibration
+# Uncertainty that keeps its word: sentences for the band's small-sample checks, the
+# extrapolation's reach and the plan. Owned by the statistics work; kept in one block.
+
+
+def _cov_phrase(rows: list) -> str:
+    return " and ".join(f"{r['coverage']:.2f} at {r['prompts']} prompts" for r in rows)
+
+
+def band_calibration_sentence(res: dict) -> str | None:
+    """What the band cannot vouch for here: too few prompts, no variance, few prompts (or None)."""
+    band = res.get("band") or {}
+    parts = []
+    if band.get("too_few_prompts"):
+        parts.append(f"With {res['n_prompts']} prompts no gain or loss can be supported at the "
+                     f"{band['level']:.0%} level: even an exact sign-flip test needs "
+                     f"{band['min_prompts']} prompts to get there.")
+    nov = band.get("no_variance") or []
+    if nov:
+        ks = [res["ks"][j] for j in nov]
+        parts.append(f"No variance at k = {ranges(ks)}: every prompt has the same difference "
+                     "there, which a band cannot turn into a verdict, so none is drawn.")
+    warn = band.get("warning")
+    if warn and not band.get("too_few_prompts"):
+        measured = _cov_phrase(warn["measured"])
+        parts.append(f"Only {warn['prompts']} prompts: the band's level is validated from "
+                     f"{warn['validated_from']} prompts on; in simulation its "
+                     f"{warn['level']:.0%} band covered {measured}, so read it as approximate.")
+    return " ".join(parts) or None
+
+
+_REACH_REASONS = {
+    "clusters": "clustered prompts (the intervals treat prompts as independent)",
+    "prompts": "fewer than {min_prompts} prompts",
+    "samples": "fewer than {min_samples} samples per prompt",
+    "zero_share": "more than {share:.0%} of the prompts never solved",
+    "ratio": "budgets beyond {max_ratio} times n",
+}
+
+
+def extrapolation_reach_sentence(ex: dict) -> str:
+    """Where the prediction's intervals hold their level, and why not beyond."""
+    r = ex["reach"]
+    rule = r["rule"]
+    why = [_REACH_REASONS[x].format(min_prompts=rule["min_prompts"],
+                                    min_samples=rule["min_samples"],
+                                    share=rule["max_zero_share"], max_ratio=rule["max_ratio"])
+           for x in r["reasons"]]
+    level = f"{ex['level']:.0%}"
+    if not r["reasons"]:
+        return (f"Each {level} interval is the range of predictions of every rate distribution "
+                "the data cannot reject; at every budget shown it is inside the conditions where "
+                "its coverage was validated.")
+    if r["k_max_calibrated"] is None:
+        return (f"Not calibrated: the intervals were not validated with {' and '.join(why)}, "
+                "so the predictions are shown without intervals.")
+    return (f"Intervals up to k = {r['k_max_calibrated']}; beyond it the prediction is not "
+            f"calibrated ({' and '.join(why)} were not validated) and is shown without an "
+            "interval.")
+
+
+def extrapolation_point_sentence(ex: dict) -> str:
+    """The prediction at the largest budget, with its interval or the reason it has none."""
+    j = len(ex["ks"]) - 1
+    k_star = "none" if ex["k_star"] is None else f"{ex['k_star']:.0f}"
+    lo, hi = ex["diff_lower"][j], ex["diff_upper"][j]
+    band = (f"interval {lo:+.4f} to {hi:+.4f}" if lo is not None and hi is not None
+            else "not calibrated, no interval")
+    return (f"Model-based prediction ({ex['method'].replace('_', ' ')}) at k = {ex['ks'][j]}: "
+            f"D = {ex['diff'][j]:+.4f} ({band}), predicted k* {k_star}; power law: "
+            f"D = {ex['power_law']['diff'][j]:+.4f}. {extrapolation_reach_sentence(ex)}")
+
+
+def extrapolation_crossing_sentence(ex: dict) -> str:
+    """Where each view puts the crossing k*, with the set the calibrated intervals allow."""
+    def k_of(v):
+        return f"beyond k = {ex['k_max']}" if v is None else f"k = {v:.0f}"
+
+    text = f"Predicted crossing k*: {k_of(ex['k_star'])} from the fitted rates"
+    cal = [k for k, ok in zip(ex["ks"], ex.get("calibrated") or []) if ok]
+    ks_set = ex.get("k_star_set")
+    if cal:
+        top = f"k = {max(cal)}"
+        if ks_set is None:
+            text += f"; the intervals allow no crossing up to {top}"
+        else:
+            hi = (f"k = {ks_set[1]:.0f}" if ks_set[1] is not None else f"beyond {top}")
+            text += f"; the intervals put it between k = {ks_set[0]:.0f} and {hi}"
+    return text + f"; {k_of(ex['power_law']['k_star'])} from the power law."
+
+
+def plan_design_line(row: dict) -> str:
+    """One simulated design: its power, uniform and (when offered) allocated."""
+    u, a = row["uniform"], row["allocated"]
+    text = f"  n = {row['n']:>5} per prompt: power {u['power']:.2f} +- {u['mc_se']:.2f} uniform"
+    lo, hi = row["allocated_n_range"]
+    if lo == hi:
+        return text + "; allocated: the same design here"
+    if row.get("allocated_offered", True):
+        text += f", {a['power']:.2f} +- {a['mc_se']:.2f} allocated ({lo}-{hi} per prompt)"
+    else:
+        text += (f"; allocated ({lo}-{hi} per prompt) not offered, its power "
+                 f"{a['power']:.2f} is not above uniform")
+    return text
+
+
+def plan_recommendation(res: dict, power: float) -> str:
+    """The recommended design, or why there is none."""
+    rec = res.get("recommended")
+    if rec:
+        return (f"Recommended: {rec['design']} n = {rec['n']} samples per prompt: power "
+                f"{rec['power']:.2f} +- {rec['mc_se']:.2f} (re-estimated on fresh simulated "
+                f"studies; {power:.2f} asked). The power averages over the truths the pilot "
+                "leaves plausible, so a larger pilot makes it sharper.")
+    unlimited = res.get("unlimited") or {}
+    if res.get("reachable") is False:
+        return (f"Not reachable with these prompts: even with unlimited samples per prompt "
+                f"the band certifies the claims in {unlimited.get('power', 0):.2f} of the "
+                f"simulated studies ({power:.2f} asked): plan more --prompts.")
+    return (f"Not reachable below n = {res['searched_up_to']:,} samples per prompt: no "
+            f"simulated design up to there reaches power {power:.2f}.")
+
+
+def verifier_calibration_sentence(ve: dict) -> str:
+    """The coverage the band under verifier error had in the calibration study."""
+    m = ve["measured"]
+    return (f"In simulation this band covered the true D(k) at every budget in "
+            f"{m['coverage']:.2f} of studies (nominal {m['level']:.2f}; {m['prompts']} prompts, "
+            f"n = {m['n']}, false positives {m['fp']:g}, false negatives {m['fn']:g}): read its "
+            "verdicts as approximate.")
