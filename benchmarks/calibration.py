@@ -59,7 +59,7 @@ LEVEL = 0.95
 def deepscaler_counts():
     """``(n, c_base, c_rl)`` of the embedded DeepScaleR example, aligned."""
     from rlvr_boundary.examples import example_files
-    from rlvr_boundary.io.counts import align
+    from rlvr_boundary.analysis.aligned import align
     from rlvr_boundary.io.formats import load_model_counts
 
     ex = example_files("deepscaler32k")
@@ -235,7 +235,7 @@ def band_tiny(reps: int) -> dict:
     ``min_prompts`` (must be 0), through the same analysis as ``compare``.
     """
     from rlvr_boundary.analysis.aligned import Aligned
-    from rlvr_boundary.analysis.options import CompareOptions
+    from rlvr_boundary.pipelines.compare import CompareOptions
     from rlvr_boundary.analysis.pairwise import compare_aligned
 
     def run(cb, cr, n):

@@ -51,7 +51,9 @@ def test_example_headline_and_no_python_in_the_output(capsys):
 
 def test_rl_that_never_loses_prints_no_none(tmp_path, capsys):
     rows_b = [(f"p{i}", 8, i % 5) for i in range(30)]
-    rows_r = [(f"p{i}", 8, min(8, i % 5 + 3)) for i in range(30)]
+    # i % 2: the differences vary at k = 1 too (a budget where every prompt differs by the
+    # same amount gets no verdict: no variance to draw a band from)
+    rows_r = [(f"p{i}", 8, min(8, i % 5 + 3 + i % 2)) for i in range(30)]
     b, r = _counts(tmp_path / "b.jsonl", rows_b), _counts(tmp_path / "r.jsonl", rows_r)
     code, out, _ = _run(capsys, ["compare", "--base", str(b), "--rl", str(r),
                                  "--bootstrap", "200"])
@@ -185,7 +187,7 @@ def test_degenerate_budgets_are_ties_not_a_unit_band(tmp_path, capsys):
 
 def test_no_blank_k_cells_when_nothing_is_lost(tmp_path, capsys):
     b = _counts(tmp_path / "b.jsonl", [(f"p{i}", 8, i % 5) for i in range(30)])
-    r = _counts(tmp_path / "r.jsonl", [(f"p{i}", 8, min(8, i % 5 + 3)) for i in range(30)])
+    r = _counts(tmp_path / "r.jsonl", [(f"p{i}", 8, min(8, i % 5 + 3 + i % 2)) for i in range(30)])
     html = tmp_path / "n.html"
     code, _, _ = _run(capsys, ["report", str(b), str(r), "--label", f"{b}=base", "--out",
                                str(html), "--bootstrap", "100", "--no-figures"])

@@ -9,7 +9,7 @@ import numpy as np
 
 from rlvr_boundary.analysis.aligned import Aligned
 from rlvr_boundary.analysis.calibration_data import BAND
-from rlvr_boundary.analysis.options import CompareOptions
+from rlvr_boundary.pipelines.compare import CompareOptions
 from rlvr_boundary.analysis.pairwise import compare_aligned
 from rlvr_boundary.analysis.structure import BAND_VALIDATED_PROMPTS
 from rlvr_boundary.cli import main

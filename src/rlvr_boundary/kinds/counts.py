@@ -41,6 +41,19 @@ class Band(TypedDict):
     n_clusters: A[int | None, "clusters of prompts (--cluster-by), else null"]
     n_runs: A[dict[str, int], "runs per model: base and rl"]
     level: A[float, "simultaneous coverage, 1 - alpha"]
+    small_sample: A[Any, "the small-sample correction applied (t quantiles with few units), "
+                         "or null", OPTIONAL]
+    df_range: A[list[float] | None, "smallest and largest degrees of freedom of that "
+                                    "correction, or null", OPTIONAL]
+    too_few_prompts: A[bool, "true when no gain or loss can be supported at this level with "
+                             "so few prompts (see min_prompts)", OPTIONAL]
+    min_prompts: A[int, "fewest prompts with which an exact sign-flip test can reach the "
+                        "level", OPTIONAL]
+    no_variance: A[list[int], "indices of budgets where every prompt has the same nonzero "
+                              "difference: no band and no verdict there", OPTIONAL]
+    warning: A[dict[str, Any] | None, "below the prompts from which the level is validated: "
+                                      "prompts, validated_from, level and the coverage "
+                                      "measured in simulation; else null", OPTIONAL]
 
 
 @open_keys
@@ -234,7 +247,15 @@ class PlanResult(TypedDict):
     grid: A[Ints, "budgets of the simulated bands"]
     designs: A[list[dict[str, Any]], "per candidate n: power (uniform and allocated) with its "
                                      "Monte Carlo standard error"]
-    recommended: A[dict[str, Any] | None, "the smallest design with the power asked"]
-    allocation_by_prompt: A[dict[str, Any] | None, "samples per prompt of the recommended "
-                                                   "allocated design"]
+    recommended: A[dict[str, Any] | None, "the smallest design with the power asked, its power "
+                                          "re-estimated on fresh simulated studies"]
+    unlimited: A[dict[str, Any], "power with unlimited samples per prompt (the prompts' "
+                                 "limit)", OPTIONAL]
+    reachable: A[bool, "whether unlimited samples reach the power asked", OPTIONAL]
+    searched_up_to: A[int, "the largest samples per prompt simulated", OPTIONAL]
+    cost: A[dict[str, Any], "estimated peak memory and run time, checked before the run",
+            OPTIONAL]
+    allocation_by_prompt: A[list[int] | dict[str, Any] | None, "samples per prompt of the "
+                                                               "recommended allocated design"]
+    model: A[str, "how the simulated truths are drawn from the pilot", OPTIONAL]
     note: A[str, "how to use the plan"]
