@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     require("torch", "hf", "the lab")
     require("transformers", "hf", "the lab")
     from rlvr_boundary.lab.config import LabConfig
-    from rlvr_boundary.lab.registry import EXPERIMENTS, experiment_options, run_experiment
+    from rlvr_boundary.lab.launch import run_experiment
+    from rlvr_boundary.lab.registry import EXPERIMENTS, experiment_options
     from rlvr_boundary.shaping import ShapingConfig
 
     exp = EXPERIMENTS[args.experiment]

@@ -148,9 +148,11 @@ def rollout(model, tokenizer, problems, group_size: int, max_new_tokens: int):
 
 
 def reset_steps(cfg: GRPOConfig) -> list[int]:
-    """Steps after which the reference is reset (none without ``ref_reset_every``)."""
+    """Steps after which the reference is reset: every multiple of ``ref_reset_every`` up to
+    the last step (none without it). A reset at the last step changes nothing trained, but
+    keeps a run stopped there and resumed with more steps equal to an uninterrupted one."""
     r = cfg.ref_reset_every
-    return list(range(r, cfg.steps, r)) if r else []
+    return list(range(r, cfg.steps + 1, r)) if r else []
 
 
 def rewards_of(problems, texts, group_size: int) -> tuple[np.ndarray, list[str | None]]:
