@@ -33,6 +33,9 @@ def _corpora(cfg) -> dict[str, set[str]]:
            "RL": {p.prompt for p in splits.rl_corpus(cfg)}}
     # every prompt the pretraining texts hold is also found by the prompt list itself
     assert out["pretraining"] == set(prompts)
+    if cfg.cued:  # the cue-following fine-tune of the seeds experiment
+        sft_prompts, sft_comps = splits.cue_sft_corpus(cfg)
+        out["cue SFT"] = _prompts_in(p + c for p, c in zip(sft_prompts, sft_comps))
     return out
 
 

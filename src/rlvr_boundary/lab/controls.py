@@ -12,6 +12,13 @@ can say how much of RL's pass@1 gain sharpening buys and what it costs at
 large k. When even the lowest temperature tried stays below RL's pass@1 the
 control is the base at that temperature, and the result says so.
 
+**Cue-following fine-tune** (cued family only). The base fine-tuned, with
+the loss on the completion, on traces that always use the strategy the cue
+names (:func:`rlvr_boundary.lab.splits.cue_sft_corpus`; train triples only).
+It shows that the tiny model can learn to read the cue: the prompt-conditional
+policy RL could have found exists and is learnable, so an RL run that tilts
+globally instead has not met a capacity limit.
+
 **Random template.** No model: each sample picks one of the three strategies
 uniformly at random and writes its faithful trace (right arithmetic, right
 operands). It is what a prompt-blind template guesser that never miscopies
@@ -32,6 +39,33 @@ RANDOM_LABEL = "random-template"
 
 #: Temperatures the sharpened base may take (bisection inside, in this range).
 TEMPERATURE_RANGE = (0.1, 1.0)
+
+#: Label of the cue-following fine-tune.
+CUE_SFT_LABEL = "cue-sft"
+
+#: Fine-tuning of the cue-following control: steps, batch, peak learning rate.
+CUE_SFT = {"steps": 200, "batch_size": 64, "lr": 3e-3}
+
+
+def cue_sft(cfg, base: Path, dest: Path, say=None) -> Path:
+    """Fine-tune the base at ``base`` on cue-following traces into ``dest`` (resumable)."""
+    import numpy as np
+
+    from rlvr_boundary.lab import splits
+    from rlvr_boundary.lab.model import is_complete, load_checkpoint, save_checkpoint
+    from rlvr_boundary.lab.pretrain import fit
+
+    if is_complete(dest):
+        return dest
+    model, tok = load_checkpoint(base)
+    prompts, comps = splits.cue_sft_corpus(cfg)
+    losses = fit(model, tok, prompts, comps, seed=cfg.seed + 3, max_len=cfg.model.max_len,
+                 completion_only=True, **CUE_SFT)
+    save_checkpoint(model, tok, dest, extra={"stage": "cue-sft",
+                                             "final_loss": float(np.mean(losses[-20:]))})
+    if say is not None:
+        say(f"cue-following fine-tune: {CUE_SFT['steps']} steps on {len(prompts)} traces")
+    return dest
 
 
 def random_template_rows(problems, n: int, seed: int, *, label: str = RANDOM_LABEL

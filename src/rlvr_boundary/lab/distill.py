@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from rlvr_boundary.errors import InputError, require
+from rlvr_boundary.lab import pretrain as P
 from rlvr_boundary.lab import splits
 from rlvr_boundary.lab import task as T
 
@@ -263,49 +264,6 @@ DISTILL_PRESETS: dict[str, dict] = {
 
 # ----------------------------------------------------------------------------- model part
 
-def fit(model, tokenizer, prompts, completions, *, steps: int, batch_size: int, lr: float,
-        seed: int, max_len: int, completion_only: bool, warmup: int = 20,
-        weight_decay: float = 0.01, progress=None) -> list[float]:
-    """Next-token training of ``model`` on ``prompt + completion`` pairs; the loss of each step.
-
-    ``completion_only`` puts the loss on the completion and end tokens only (fine-tuning);
-    otherwise on every token (pretraining). AdamW, warm-up then cosine decay, as the
-    base's pretraining (:mod:`rlvr_boundary.lab.pretrain`).
-    """
-    torch = require("torch", "hf", "the lab")
-    from rlvr_boundary.lab.pretrain import encode
-
-    ids, att = encode(tokenizer, prompts, completions, max_len)  # (N, L)
-    labels = ids.masked_fill(att == 0, -100)  # (N, L)
-    if completion_only:
-        for i, p in enumerate(prompts):  # BOS + prompt get no loss
-            labels[i, :1 + len(tokenizer(p, add_special_tokens=False)["input_ids"])] = -100
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
-                            betas=(0.9, 0.98))
-    gen = torch.Generator().manual_seed(seed)
-    model.train()
-    losses = []
-    for step in range(steps):
-        frac = (step - warmup) / max(1, steps - warmup)
-        rate = lr * (step + 1) / warmup if step < warmup else lr * 0.5 * (1 + np.cos(np.pi * frac))
-        for g in opt.param_groups:
-            g["lr"] = rate
-        idx = torch.randint(0, ids.shape[0], (batch_size,), generator=gen)
-        batch_att = att[idx]
-        L = int(batch_att.sum(dim=1).max())
-        loss = model(input_ids=ids[idx, :L], attention_mask=batch_att[:, :L],
-                     labels=labels[idx, :L]).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-        if progress is not None:
-            progress(step + 1, losses[-1])
-    model.eval()
-    return losses
-
-
 def teacher_corpus(cfg, dcfg: DistillConfig) -> tuple[list[str], list[str]]:
     """The teacher's continued-pretraining traces: four strategies ~ ``teacher_mix``,
     independent of the prompt, over the train triples."""
@@ -335,7 +293,7 @@ def _stage_teacher(cfg, dcfg: DistillConfig, out: Path, say, progress) -> None:
     pc = cfg.pretrain
     with progress() as bar:
         task = bar.add_task("teaching the teacher a fourth strategy", total=dcfg.teacher_steps)
-        losses = fit(model, tok, prompts, comps, steps=dcfg.teacher_steps,
+        losses = P.fit(model, tok, prompts, comps, steps=dcfg.teacher_steps,
                      batch_size=pc.batch_size, lr=dcfg.teacher_lr, seed=cfg.seed + 1,
                      max_len=cfg.model.max_len, completion_only=False,
                      weight_decay=pc.weight_decay,
@@ -396,7 +354,7 @@ def _stage_distill(cfg, dcfg: DistillConfig, out: Path, say, progress) -> dict:
     model, tok = load_checkpoint(out / "base")
     with progress() as bar:
         task = bar.add_task("distilling the teacher into the base", total=dcfg.sft_steps)
-        losses = fit(model, tok, [r["prompt"] for r in kept], [r["completion"] for r in kept],
+        losses = P.fit(model, tok, [r["prompt"] for r in kept], [r["completion"] for r in kept],
                      steps=dcfg.sft_steps, batch_size=dcfg.sft_batch_size, lr=dcfg.sft_lr,
                      seed=cfg.seed + 2, max_len=cfg.model.max_len, completion_only=True,
                      progress=lambda s, _: bar.update(task, completed=s))

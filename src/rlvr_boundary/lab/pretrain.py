@@ -109,3 +109,44 @@ def pretrain(model, tokenizer, cfg: PretrainConfig, prompts, completions, *, max
             progress(step + 1, losses[-1])
     model.eval()
     return losses
+
+
+def fit(model, tokenizer, prompts, completions, *, steps: int, batch_size: int, lr: float,
+        seed: int, max_len: int, completion_only: bool, warmup: int = 20,
+        weight_decay: float = 0.01, progress=None) -> list[float]:
+    """Next-token training of ``model`` on ``prompt + completion`` pairs; the loss of each step.
+
+    ``completion_only`` puts the loss on the completion and end tokens only (fine-tuning);
+    otherwise on every token (pretraining). AdamW, warm-up then cosine decay, as the
+    base's pretraining (:func:`pretrain`).
+    """
+    torch = require("torch", "hf", "the lab")
+    ids, att = encode(tokenizer, prompts, completions, max_len)  # (N, L)
+    labels = ids.masked_fill(att == 0, -100)  # (N, L)
+    if completion_only:
+        for i, p in enumerate(prompts):  # BOS + prompt get no loss
+            labels[i, :1 + len(tokenizer(p, add_special_tokens=False)["input_ids"])] = -100
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
+                            betas=(0.9, 0.98))
+    gen = torch.Generator().manual_seed(seed)
+    model.train()
+    losses = []
+    for step in range(steps):
+        frac = (step - warmup) / max(1, steps - warmup)
+        rate = lr * (step + 1) / warmup if step < warmup else lr * 0.5 * (1 + np.cos(np.pi * frac))
+        for g in opt.param_groups:
+            g["lr"] = rate
+        idx = torch.randint(0, ids.shape[0], (batch_size,), generator=gen)
+        batch_att = att[idx]
+        L = int(batch_att.sum(dim=1).max())
+        loss = model(input_ids=ids[idx, :L], attention_mask=batch_att[:, :L],
+                     labels=labels[idx, :L]).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
+        if progress is not None:
+            progress(step + 1, losses[-1])
+    model.eval()
+    return losses

@@ -16,6 +16,8 @@ label               what it is
 ``sharpened``       each base sampled at the temperature whose pass@1 matches
                     the mean pass@1 of its own RL runs (:mod:`.controls`)
 ``random-template``  a uniformly random strategy's faithful trace (no model)
+``cue-sft``         cued family only: each base fine-tuned on traces of the
+                    strategy the cue names (is the cue learnable at all?)
 ==================  =========================================================
 
 The band's estimator treats runs as independent draws. The RL runs of one
@@ -182,6 +184,21 @@ def unit_sharpened(cfg_json: dict, out: str, s: int, j: int, target: float,
     return match
 
 
+def unit_cue_sft(cfg_json: dict, out: str, s: int, j: int) -> str:
+    """Cued family: the cue-following fine-tune of base ``s`` and its audit samples."""
+    from rlvr_boundary.lab.config import LabConfig
+
+    cfg = sub_config(LabConfig(**cfg_json), s)
+    folder = Path(out) / f"p{s}"
+    ctx = _unit_ctx(cfg, folder, _prefixed(f"[p{s} cue-sft]"))
+    _timed(folder, "cue-sft", lambda: C.cue_sft(cfg, folder / "base", folder / "cue-sft",
+                                                ctx.say))
+    _timed(folder, "sample cue-sft", lambda: S.stage_sample(
+        ctx, {run_label(C.CUE_SFT_LABEL, j): folder / "cue-sft"},
+        rollouts=folder / "rollouts-cue-sft"))
+    return str(folder)
+
+
 def _prefixed(prefix: str):
     def say(text, *a, **k):
         print(f"{prefix} {text}", flush=True)
@@ -190,13 +207,16 @@ def _prefixed(prefix: str):
 
 # ----------------------------------------------------------------------------- the run
 
-def rollout_dirs(out: Path, opts: SeedsConfig) -> dict[str, list[Path]]:
-    """The rollout folders of every arm, in run order."""
+def rollout_dirs(out: Path, opts: SeedsConfig, cued: bool = False) -> dict[str, list[Path]]:
+    """The rollout folders of every arm, in run order (``cue-sft`` in the cued family)."""
     ps, rs = opts.pretrain_seeds, opts.rl_seeds
-    return {"base": [out / f"p{s}" / "rollouts-base" for s in ps],
+    dirs = {"base": [out / f"p{s}" / "rollouts-base" for s in ps],
             "rl": [out / f"p{s}" / f"rollouts-rl-s{r}" for s in ps for r in rs],
             "sharpened": [out / f"p{s}" / "rollouts-sharpened" for s in ps],
             C.RANDOM_LABEL: [out / "rollouts-random"]}
+    if cued:
+        dirs[C.CUE_SFT_LABEL] = [out / f"p{s}" / "rollouts-cue-sft" for s in ps]
+    return dirs
 
 
 def run(ctx: S.Context, opts: SeedsConfig) -> dict:
@@ -215,13 +235,16 @@ def run(ctx: S.Context, opts: SeedsConfig) -> dict:
             enumerate((s, r) for s in ps for r in rs)]
     with ctx.clock.stage("rl"):
         S.pool_map(w, unit_rl, jobs)
-    dirs = rollout_dirs(out, opts)
+    dirs = rollout_dirs(out, opts, cfg.cued)
     targets = {s: float(np.mean([_mean_correct(out / f"p{s}" / f"rollouts-rl-s{r}")
                                  for r in rs])) for s in ps}
     with ctx.clock.stage("sharpened"):
         matches = S.pool_map(w, unit_sharpened, [(cfg_json, str(out), s, j, targets[s],
                                                  opts.calibration_samples)
                                                 for j, s in enumerate(ps)])
+    if cfg.cued:
+        with ctx.clock.stage("cue-sft"):
+            S.pool_map(w, unit_cue_sft, [(cfg_json, str(out), s, j) for j, s in enumerate(ps)])
     problems = splits.audit_problems(cfg)
     with ctx.clock.stage("random template"):
         C.write_random_template(out / "rollouts-random", problems, cfg.n_samples, cfg.seed)

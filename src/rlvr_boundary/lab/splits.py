@@ -9,6 +9,7 @@ corpus                        drawn from
 tokenizer texts               train triples (``seed``)
 pretraining traces            train triples (``pretrain.seed``)
 RL problems, every step       train triples (``grpo.seed``, step)
+cue-following traces (SFT)    train triples (``seed``; cued family, seeds experiment)
 distillation: teacher traces  train triples (``seed``)
 distillation: teacher data    train triples (``seed``)
 audited problems              audit triples only (``split_seed``)
@@ -30,6 +31,9 @@ from rlvr_boundary.lab import task as T
 
 #: Tokenizer training texts (problems written out by the pretraining mixture).
 TOKENIZER_TEXTS = 2000
+
+#: Traces of the cue-following control (cued family): each prompt's cued strategy.
+CUE_SFT_TRACES = 2000
 
 
 def triples(cfg) -> tuple[list[tuple], list[tuple]]:
@@ -93,3 +97,12 @@ def rl_problems(cfg, step: int, make=None) -> list[T.Problem]:
 def rl_corpus(cfg, make=None) -> list[T.Problem]:
     """Every problem the RL stage draws, steps 1..``grpo.steps`` in order."""
     return [p for s in range(1, cfg.grpo.steps + 1) for p in rl_problems(cfg, s, make)]
+
+
+def cue_sft_corpus(cfg) -> tuple[list[str], list[str]]:
+    """The cue-following control's fine-tuning data (cued family): problems over the train
+    triples, each written out by the strategy its cue names (which always solves it)."""
+    train, _ = triples(cfg)
+    problems = T.make_problems(CUE_SFT_TRACES, np.random.default_rng([cfg.seed, 21]),
+                               triples=train, cued=True)
+    return [p.prompt for p in problems], [T.trace(p, p.cued_strategy) for p in problems]
