@@ -38,6 +38,16 @@ def test_tokenizer_round_trips_and_splits_digits(tok):
     # every task word is a single token
     for word in (" add", " mul", " sub", " ends", " answer", "make", " from"):
         assert len(tok(word, add_special_tokens=False)["input_ids"]) == 1, word
+    # the cued family's tokenizer: every cue word is one token, so all prompts have one length
+    from rlvr_boundary.lab import splits
+    from rlvr_boundary.lab.config import LabConfig
+
+    cued_tok = train_tokenizer(splits.tokenizer_corpus(LabConfig.from_preset("quick", task="cued")))
+    for cue in T.CUES.values():
+        assert len(cued_tok(" " + cue, add_special_tokens=False)["input_ids"]) == 1, cue
+    lengths = {len(cued_tok(q.prompt)["input_ids"])
+               for q in T.make_problems(200, np.random.default_rng(0), cued=True)}
+    assert len(lengths) == 1
     # prompt + completion tokenize the same apart and together (GRPO relies on it)
     p = T.Problem(7, 8, 4, 9)
     both = tok(p.prompt + T.trace(p, "mul"), add_special_tokens=False)["input_ids"]
