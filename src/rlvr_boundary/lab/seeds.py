@@ -350,7 +350,13 @@ def summary(cfg, opts: SeedsConfig, out: Path, audit: dict, dirs: dict, matches:
             arm["cue_following"] = S.spread([strat["cue_view"][lab]["following"]
                                            for lab in arm["labels"]])
             arm["cue_blind"] = S.spread([strat["cue_view"][lab]["blind"] for lab in arm["labels"]])
-    rl_vs_sharp = _rl_against(cfg, dirs, "sharpened")
+    labels = {name: arm["labels"] for name, arm in arms.items()}
+    rl_vs_sharp = _compare(cfg, dirs, labels["sharpened"], labels["rl"])
+    rl_vs_sharp["against"] = "sharpened"
+    # The RL runs of one base are nested in it; the band treats them as independent. The
+    # same comparison with one RL run per base (the first RL seed) has no nesting.
+    first = [lab for i, lab in enumerate(labels["rl"]) if i % len(opts.rl_seeds) == 0]
+    one_per_base = _compare(cfg, dirs, labels["base"], first)
     rl_p1 = [arms["rl"]["pass_at_1"]["runs"][i] for i in range(len(arms["rl"]["labels"]))]
     groups = [s for s in opts.pretrain_seeds for _ in opts.rl_seeds]
     doc = {"experiment": "seeds", "task": cfg.task, "K": K, "n_problems": audit["n_prompts"],
@@ -358,6 +364,7 @@ def summary(cfg, opts: SeedsConfig, out: Path, audit: dict, dirs: dict, matches:
            "rl_seeds": list(opts.rl_seeds), "arms": arms,
            "sharpened": {"matches": matches, "targets": {str(s): t for s, t in targets.items()}},
            "rl_against_sharpened": rl_vs_sharp,
+           "rl_one_run_per_base": one_per_base,
            "random_template_exact_pass_at_1": C.random_template_pass1(
                splits.audit_problems(cfg)),
            "nesting": {"pass_at_1": nesting(rl_p1, groups),
@@ -367,8 +374,9 @@ def summary(cfg, opts: SeedsConfig, out: Path, audit: dict, dirs: dict, matches:
     return doc
 
 
-def _rl_against(cfg, dirs: dict, other: str) -> dict:
-    """``rl`` against ``other`` (both with their runs): D(k) and the run-level band."""
+def _compare(cfg, dirs: dict, base: list[str], rl: list[str]) -> dict:
+    """The run-level comparison of the runs ``rl`` against the runs ``base`` (labels found
+    in the rollout folders of ``dirs``): D(k) and the band's verdict."""
     from rlvr_boundary.analysis.options import CompareOptions
     from rlvr_boundary.analysis.pairwise import compare_aligned
     from rlvr_boundary.io.counts import align
@@ -376,21 +384,19 @@ def _rl_against(cfg, dirs: dict, other: str) -> dict:
     from rlvr_boundary.io.rollouts import reduce_counts
     from rlvr_boundary.report import words as W
 
-    counts, labels = [], {}
-    for name in ("rl", other):
-        labels[name] = []
-        for d in dirs[name]:
-            for label, ct in reduce_counts(d).items():
-                counts.append(ct)
-                labels[name].append(label)
-    aligned = align(counts)
+    counts = {}
+    for folders in dirs.values():
+        for d in folders:
+            counts.update(reduce_counts(d))
+    aligned = align([counts[x] for x in (*base, *rl)])
     res = to_jsonable(compare_aligned(
-        aligned, labels[other][0], labels["rl"][0],
-        CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
-        runs={"base": labels[other][1:], "rl": labels["rl"][1:]}))
-    return {"against": other, "gain_budgets": res.get("gain_budgets"),
-            "loss_budgets": res.get("loss_budgets"), "k_star": res.get("k_star"),
-            "diff_at_1": float(res["diff"][0]), "diff_at_K": float(res["diff"][-1]),
+        aligned, base[0], rl[0], CompareOptions(bootstrap=cfg.bootstrap, seed=cfg.seed),
+        runs={"base": list(base[1:]), "rl": list(rl[1:])}))
+    return {"base_runs": list(base), "rl_runs": list(rl),
+            "gain_budgets": res.get("gain_budgets"), "loss_budgets": res.get("loss_budgets"),
+            "k_star": res.get("k_star"), "diff_at_1": float(res["diff"][0]),
+            "diff_at_K": float(res["diff"][-1]),
+            "critical_value": (res.get("band") or {}).get("critical_value"),
             "verdict": W.headline(res)}
 
 
@@ -428,8 +434,13 @@ def markdown(doc: dict) -> str:
     foot = (f"\nSharpened base temperatures: {sharp}. RL against the sharpened base: "
             f"D(1) = {r['diff_at_1']:+.3f}, D({K}) = {r['diff_at_K']:+.3f}; supported gain at "
             f"k = {_budgets(r['gain_budgets'])}, supported loss at k = "
-            f"{_budgets(r['loss_budgets'])}.\n")
-    return head + "\n".join(lines) + "\n" + foot
+            f"{_budgets(r['loss_budgets'])}.")
+    o = doc.get("rl_one_run_per_base")
+    if o:
+        foot += (f" RL with one run per base (no nesting, {len(o['rl_runs'])} runs): supported "
+                 f"gain at k = {_budgets(o['gain_budgets'])}, supported loss at k = "
+                 f"{_budgets(o['loss_budgets'])}.")
+    return head + "\n".join(lines) + "\n" + foot + "\n"
 
 
 def headline(doc: dict) -> list[str]:
