@@ -71,7 +71,6 @@ def test_the_command_line_reads_the_registries():
 
     from rlvr_boundary.commands import lab as cmd
     from rlvr_boundary.lab.task import TASKS
-    from rlvr_boundary.shaping import ESTIMATORS
 
     ap = argparse.ArgumentParser()
     cmd.register(ap.add_subparsers())
@@ -80,9 +79,19 @@ def test_the_command_line_reads_the_registries():
     acts = {a.dest: a for a in run._actions}
     assert acts["experiment"].choices == list(EXPERIMENTS)
     assert acts["task"].choices == list(TASKS)
-    assert set(acts["estimator"].choices) == set(ESTIMATORS) - {"remax"}
     for exp in EXPERIMENTS.values():
         assert exp.help in acts["experiment"].help
+
+
+def test_a_wrong_estimator_is_refused_with_the_known_names(tmp_path, capsys):
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.shaping import ESTIMATORS
+
+    assert main(["lab", "run", "--estimator", "nope", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert all(name in err for name in ESTIMATORS)
+    assert main(["lab", "run", "--estimator", "remax", "--out", str(tmp_path / "x")]) == 2
+    assert not (tmp_path / "x").exists()
 
 
 def test_no_hidden_second_command_line():

@@ -33,9 +33,10 @@ EXPERIMENT_FLAGS = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from rlvr_boundary.lab.registry import EXPERIMENTS
-    from rlvr_boundary.lab.task import TASKS
-    from rlvr_boundary.shaping import ESTIMATORS
+    # Only the registry (no numpy) at parser construction: --help must stay light. The
+    # estimator names live in the shaping package, which loads numpy; ShapingConfig
+    # checks the name and lists the known ones when it is wrong.
+    from rlvr_boundary.lab.registry import EXPERIMENTS, TASKS
 
     p = sub.add_parser(
         "lab",
@@ -63,9 +64,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--rl-seed", type=int, metavar="N",
                    help="seed of the RL stage only (default: --seed); the base, the audit's "
                         "problems and its sampling stay those of --seed")
-    r.add_argument("--estimator", default="grpo",
-                   choices=[e for e in ESTIMATORS if e != "remax"],
-                   help="advantage estimator of the RL stage (grpo)")
+    r.add_argument("--estimator", default="grpo", metavar="NAME",
+                   help="advantage estimator of the RL stage: a name of "
+                        "rlvr_boundary.shaping.ESTIMATORS but remax; a wrong name is refused "
+                        "with the list (grpo)")
     r.add_argument("--passk-k", type=int, metavar="K", help="k of the passk estimator")
     r.add_argument("--perplexity-shaping", action="store_true",
                    help="apply the perplexity advantage shaping (alpha 0.01)")

@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from rlvr_boundary.errors import InputError
 
 
+#: The task families (:mod:`rlvr_boundary.lab.task`): plain (no cue; the tilt case) and
+#: cued (the gold strategy's cue word in the prompt). Kept here, without numpy, so the
+#: command line can offer them without loading the numeric stack.
+TASKS = ("plain", "cued")
+
+
 @dataclass(frozen=True)
 class Experiment:
     """One lab experiment."""
@@ -30,7 +36,7 @@ class Experiment:
     """``module:function`` of its entry point ``run(ctx, options) -> dict``."""
     options: str | None = None
     """``module:Class`` of its own options dataclass (None: the run's options only)."""
-    tasks: tuple[str, ...] = ("plain", "cued")
+    tasks: tuple[str, ...] = TASKS
     """Task families it runs on."""
     exports_example: bool = False
     """Whether ``--export-example`` applies (the rollouts of the narrowing pipeline)."""
