@@ -173,8 +173,41 @@ def run(ctx: S.Context, opts: ProlongedConfig) -> dict:
 
     with atomic_open(out / "prolonged.md", "w") as fh:
         fh.write(markdown(payload))
-    return write_result(out / "lab_result.json", "lab-run",
-                        {"lab": cfg, "prolonged": opts}, payload)
+    doc = write_result(out / "lab_result.json", "lab-run", {"lab": cfg, "prolonged": opts},
+                       payload)
+    try:
+        plot_trajectory(doc, out / "prolonged.png")
+    except ImportError:  # matplotlib is optional: the numbers are in lab_result.json
+        pass
+    return doc
+
+
+def plot_trajectory(doc: dict, path: Path) -> Path:
+    """pass@1 and pass@K over training: mean over RL seeds, their range shaded, the base at
+    step 0, the reference resets as dotted lines."""
+    from rlvr_boundary.report.figures import PALETTE, figure
+
+    rows = doc["trajectory"]
+    steps = [r["step"] for r in rows]
+    fig, (ax,) = figure(3.4)  # one row of axes
+    for key, name, color in (("pass_at_1", "pass@1", PALETTE[0]),
+                             ("pass_at_K", f"pass@{doc['K']}", PALETTE[1])):
+        ax.plot(steps, [r[key]["mean"] for r in rows], "o-", color=color,
+                label=f"{name}, mean over RL seeds")
+        ax.fill_between(steps, [r[key]["min"] for r in rows], [r[key]["max"] for r in rows],
+                        color=color, alpha=0.2, label=f"{name}, range over RL seeds")
+    resets = doc["prolonged_options"]["ref_reset_every"]
+    for x in range(resets, max(steps), resets) if resets else ():
+        ax.axvline(x, color="#999999", ls=":", lw=1)
+    ax.set_xlabel("RL step (base = 0; dotted: reference resets)")
+    ax.set_ylabel("pass@k")
+    ax.set_title(f"Prolonged RL ({doc['task']} task): KL "
+                 f"{doc['prolonged_options']['kl_coef']:g}, reset every {resets} steps")
+    ax.grid(alpha=0.25)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return path
 
 
 def _cpu(path: Path) -> float:
