@@ -224,41 +224,40 @@ def overhead_lab(steps: int, out: Path) -> dict:
 
     import torch
 
+    from dataclasses import replace
+
+    from rlvr_boundary.lab import splits
     from rlvr_boundary.lab import task as T
-    from rlvr_boundary.lab.grpo import GRPOConfig, train
-    from rlvr_boundary.lab.model import (ModelConfig, build_model, is_complete, load_checkpoint,
-                                         save_checkpoint)
-    from rlvr_boundary.lab.pretrain import PretrainConfig, corpus, pretrain
-    from rlvr_boundary.lab.run import PRESETS, LabConfig, eval_problems
+    from rlvr_boundary.lab.config import LabConfig
+    from rlvr_boundary.lab.grpo import train
+    from rlvr_boundary.lab.model import build_model, is_complete, load_checkpoint, save_checkpoint
+    from rlvr_boundary.lab.pretrain import pretrain
     from rlvr_boundary.lab.tokenizer import train_tokenizer
     from rlvr_boundary.monitor import BoundaryMonitor, MonitorOptions
 
     torch.set_num_threads(1)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    quick, full = PRESETS["quick"], PRESETS["full"]
-    cfg = LabConfig.from_preset("full")
-    prompts_, comps = corpus(2000, np.random.default_rng([0, 1]))
-    tok = train_tokenizer([p + c for p, c in zip(prompts_, comps)])
+    quick, cfg = LabConfig.from_preset("quick"), LabConfig.from_preset("full")
     cached = out.parent / "lab-base"  # the pretrained base is kept for reruns
     t = time.perf_counter()
     if is_complete(cached):
         model, tok = load_checkpoint(cached)
     else:
-        model = build_model(ModelConfig(**quick["model"]), tok, seed=0)
-        pretrain(model, tok, PretrainConfig(**quick["pretrain"], seed=0),
-                 max_len=ModelConfig(**quick["model"]).max_len)
+        tok = train_tokenizer(splits.tokenizer_corpus(quick))
+        model = build_model(quick.model, tok, seed=0)
+        pretrain(model, tok, quick.pretrain, *splits.pretrain_corpus(quick),
+                 max_len=quick.model.max_len)
         save_checkpoint(model, tok, cached)
     pretrain_s = time.perf_counter() - t
-    problems = eval_problems(cfg)  # 120 held-out problems
+    problems = splits.audit_problems(cfg)  # the held-out problems of the lab's audit
     by_id = {p.prompt_id: p for p in problems}
     heldout = [{"prompt_id": p.prompt_id, "prompt": p.prompt} for p in problems]
 
     def verify(prompt, text):
         return bool(T.verify(by_id[prompt["prompt_id"]], text)["correct"])
 
-    g = GRPOConfig(**{**full["grpo"], "steps": steps, "save_every": steps + 1 if steps > 1
-                      else 1})
+    g = replace(cfg.grpo, steps=steps, save_every=steps + 1 if steps > 1 else 1)
     opts = MonitorOptions(max_new_tokens=g.max_new_tokens, batch_size=256)
     mon = BoundaryMonitor(heldout, verify, out / "monitor", opts)
     timer = _Timer()
@@ -273,10 +272,9 @@ def overhead_lab(steps: int, out: Path) -> dict:
             timer.wrap(mon.step)(step, model, tok)
         last[0] = time.perf_counter()
 
-    tr, _ = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
     (out / "rl").mkdir()  # train() keeps its optimizer state and log there
     t = time.perf_counter()
-    train(model, tok, g, tr, out / "rl", progress=progress)
+    train(model, tok, g, lambda s: splits.rl_problems(cfg, s), out / "rl", progress=progress)
     total = time.perf_counter() - t
     training = float(np.sum(step_seconds))
     return {"steps": steps, "every": opts.every, "n": opts.n, "heldout_prompts": len(heldout),

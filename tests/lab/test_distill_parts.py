@@ -90,13 +90,12 @@ def test_band_verdict_names_the_supported_budgets():
 def test_the_new_strategy_name_is_one_token_of_the_base_vocabulary():
     pytest.importorskip("tokenizers")
     pytest.importorskip("transformers")
-    from types import SimpleNamespace
-
-    from rlvr_boundary.lab.pretrain import corpus
+    from rlvr_boundary.lab import splits
+    from rlvr_boundary.lab.config import LabConfig
     from rlvr_boundary.lab.tokenizer import train_tokenizer
 
-    prompts, comps = corpus(600, np.random.default_rng(0))
-    texts = D.tokenizer_texts(SimpleNamespace(seed=0), n=200)
+    prompts, comps = splits.traces(600, np.random.default_rng(0), None, cued=False)
+    texts = D.tokenizer_texts(LabConfig.from_preset("quick"), n=200)
     assert all(" mad: " in t for t in texts)
     tok = train_tokenizer([p + c for p, c in zip(prompts, comps)] + texts)
     for word in (" add", " mul", " sub", " mad", " ends", " answer"):

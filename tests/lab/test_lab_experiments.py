@@ -141,3 +141,119 @@ def test_token_replacement_resumes_and_refuses_other_options(replace_run):
     assert f.stat().st_mtime_ns == stamp
     assert main(["lab", "run", "--preset", "quick", "--experiment", "distillation",
                  "--out", str(replace_run)]) == 2
+
+
+@pytest.fixture(scope="module")
+def seeds_run(tmp_path_factory):
+    """The seeds experiment at quick size on the cued family: 2 bases x 2 RL seeds."""
+    from rlvr_boundary.cli import main
+
+    out = tmp_path_factory.mktemp("lab") / "seeds"
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "seeds", "--task", "cued",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def _shard_numbers(folder):
+    """(label, pass@1, share of prompts solved) of every shard in a rollout folder, by hand."""
+    import pyarrow.parquet as pq
+
+    out = []
+    for f in sorted(folder.glob("part-*.parquet")):
+        t = pq.read_table(f, columns=["model", "prompt_id", "correct"]).to_pydict()
+        solved = {}
+        for p, c in zip(t["prompt_id"], t["correct"]):
+            solved[p] = solved.get(p, False) or bool(c)
+        out.append((t["model"][0], float(np.mean(t["correct"])),
+                    sum(solved.values()) / len(solved)))
+    return out
+
+
+def test_seeds_feeds_every_run_to_the_band(seeds_run):
+    from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.report import words as W
+
+    doc = read_result(seeds_run / "lab_result.json", kind="lab-run")
+    audit = json_of(seeds_run / "report.json")
+    assert audit["runs"] == {"base": ["base#run2"], "rl": ["rl#run2", "rl#run3", "rl#run4"],
+                             "sharpened": ["sharpened#run2"], "cue-sft": ["cue-sft#run2"]}
+    band = audit["comparisons"]["rl"]["band"]
+    assert band["unit"] == "prompts and runs" and band["n_runs"] == {"base": 2, "rl": 4}
+    dirs = {"base": [seeds_run / f"p{s}" / "rollouts-base" for s in (0, 1)],
+            "rl": [seeds_run / f"p{s}" / f"rollouts-rl-s{r}" for s in (0, 1) for r in (0, 1)],
+            "random-template": [seeds_run / "rollouts-random"]}
+    for arm, folders in dirs.items():
+        rows = [x for f in folders for x in _shard_numbers(f)]
+        got = doc["arms"][arm]
+        assert got["labels"] == [r[0] for r in rows]
+        assert got["pass_at_1"]["runs"] == pytest.approx([r[1] for r in rows], abs=1e-12)
+        # K = n = 8: pass@8 is the share of prompts with a correct sample
+        assert got["pass_at_K"]["runs"] == pytest.approx([r[2] for r in rows], abs=1e-12)
+        assert got["pass_at_1"]["mean"] == pytest.approx(np.mean([r[1] for r in rows]))
+    assert doc["arms"]["rl"]["verdict"] == W.headline(audit["comparisons"]["rl"])
+    assert (seeds_run / "seeds.md").read_text().count("\n| ") >= 5
+
+
+def test_seeds_controls(seeds_run):
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.io.rollouts import read_manifest
+    from rlvr_boundary.lab import task as T
+
+    for s in (0, 1):  # the sharpened base is sampled at the temperature the match chose
+        match = json_of(seeds_run / f"p{s}" / "sharpened.json")
+        man = read_manifest(seeds_run / f"p{s}" / "rollouts-sharpened")
+        assert man["sampling"]["temperature"] == match["temperature"]
+        assert 0.1 <= match["temperature"] <= 1.0 and match["trace"][0]["temperature"] == 1.0
+    t = pq.read_table(seeds_run / "rollouts-random" / "part-random-template.parquet").to_pydict()
+    for pid, text, c in list(zip(t["prompt_id"], t["text"], t["correct"]))[::5]:
+        assert T.verify(T.problem_of_id(pid), text)["correct"] == c
+    doc = json_of(seeds_run / "lab_result.json")
+    # the cue view: the base ignores the cue; the cue-following fine-tune reads it
+    base, sft = doc["arms"]["base"], doc["arms"]["cue-sft"]
+    assert abs(base["cue_following"]["mean"] - base["cue_blind"]["mean"]) < 0.1
+    assert max(sft["cue_following"]["runs"]) > 0.8 > max(sft["cue_blind"]["runs"])
+    assert doc["nesting"]["pass_at_1"]["total_ss"] == pytest.approx(
+        doc["nesting"]["pass_at_1"]["between_ss"] + doc["nesting"]["pass_at_1"]["within_ss"])
+
+
+def test_seeds_resumes_without_redoing_work(seeds_run):
+    from rlvr_boundary.cli import main
+
+    shards = sorted(seeds_run.rglob("part-*.parquet"))
+    stamp = {p: p.stat().st_mtime_ns for p in shards}
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "seeds", "--task", "cued",
+                 "--out", str(seeds_run)]) == 0
+    assert {p: p.stat().st_mtime_ns for p in shards} == stamp
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "seeds", "--task", "cued",
+                 "--rl-seeds", "0", "--out", str(seeds_run)]) == 2  # other options: refused
+
+
+def test_prolonged_audits_every_checkpoint_over_rl_seeds(tmp_path):
+    from rlvr_boundary.cli import main
+
+    out = tmp_path / "prolonged"
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "prolonged",
+                 "--out", str(out)]) == 0
+    doc = json_of(out / "lab_result.json")
+    audit = json_of(out / "report.json")
+    assert [r["step"] for r in doc["trajectory"]] == [0, 4, 8]
+    assert audit["runs"] == {"step-4": ["step-4#run2"], "step-8": ["step-8#run2"]}
+    for r in doc["trajectory"][1:]:
+        rows = [x for j, rl in enumerate((0, 1))
+                for x in _shard_numbers(out / f"rl-s{rl}" / "rollouts" / f"step-{r['step']}")]
+        assert [x[0] for x in rows] == [f"step-{r['step']}", f"step-{r['step']}#run2"]
+        assert r["pass_at_1"]["runs"] == pytest.approx([x[1] for x in rows], abs=1e-12)
+        c = audit["comparisons"][r["model"]]
+        assert r["loss_budgets"] == c["loss_budgets"] and c["band"]["n_runs"]["rl"] == 2
+    for r in ("0", "1"):  # KL to the reset reference, reset every 4 steps
+        log = doc["training"][r]
+        assert [x["step"] for x in log if x["ref_reset"]] == [4, 8]
+        assert log[4]["kl"] == 0.0 < log[3]["kl"]  # step 5 starts at the reference
+    assert (out / "prolonged.md").read_text().count("\n| ") == 3
+
+
+def json_of(path):
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8"))

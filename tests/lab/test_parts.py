@@ -14,7 +14,8 @@ from rlvr_boundary.lab import grpo as G  # noqa: E402
 from rlvr_boundary.lab import task as T  # noqa: E402
 from rlvr_boundary.lab.model import (ModelConfig, build_model, is_complete,  # noqa: E402
                                      load_checkpoint, save_checkpoint)
-from rlvr_boundary.lab.pretrain import PretrainConfig, corpus, encode  # noqa: E402
+from rlvr_boundary.lab.pretrain import PretrainConfig, encode  # noqa: E402
+from rlvr_boundary.lab.splits import traces  # noqa: E402
 from rlvr_boundary.lab.tokenizer import train_tokenizer  # noqa: E402
 
 pytestmark = pytest.mark.torch
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.torch
 
 @pytest.fixture(scope="module")
 def tok():
-    prompts, comps = corpus(600, np.random.default_rng(0))
+    prompts, comps = traces(600, np.random.default_rng(0), None, cued=False)
     return train_tokenizer([p + c for p, c in zip(prompts, comps)])
 
 
@@ -37,6 +38,16 @@ def test_tokenizer_round_trips_and_splits_digits(tok):
     # every task word is a single token
     for word in (" add", " mul", " sub", " ends", " answer", "make", " from"):
         assert len(tok(word, add_special_tokens=False)["input_ids"]) == 1, word
+    # the cued family's tokenizer: every cue word is one token, so all prompts have one length
+    from rlvr_boundary.lab import splits
+    from rlvr_boundary.lab.config import LabConfig
+
+    cued_tok = train_tokenizer(splits.tokenizer_corpus(LabConfig.from_preset("quick", task="cued")))
+    for cue in T.CUES.values():
+        assert len(cued_tok(" " + cue, add_special_tokens=False)["input_ids"]) == 1, cue
+    lengths = {len(cued_tok(q.prompt)["input_ids"])
+               for q in T.make_problems(200, np.random.default_rng(0), cued=True)}
+    assert len(lengths) == 1
     # prompt + completion tokenize the same apart and together (GRPO relies on it)
     p = T.Problem(7, 8, 4, 9)
     both = tok(p.prompt + T.trace(p, "mul"), add_special_tokens=False)["input_ids"]
@@ -114,6 +125,9 @@ def test_grpo_steps_run_resume_and_use_the_shaping_estimator(tok, tmp_path):
                shaping={"estimator": "dr_grpo"}, kl_coef=0.05)
     tr, _ = T.eval_split(200)
 
+    def problems_at(step):
+        return T.make_problems(4, np.random.default_rng([0, step]), triples=tr)
+
     def fresh():
         return build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), tok, seed=2)
 
@@ -123,14 +137,14 @@ def test_grpo_steps_run_resume_and_use_the_shaping_estimator(tok, tmp_path):
     ref = fresh()
     a = fresh()
     (tmp_path / "a").mkdir()
-    log_a = G.train(a, tok, G.GRPOConfig(steps=5, **cfg), tr, tmp_path / "a", ref_model=ref,
+    log_a = G.train(a, tok, G.GRPOConfig(steps=5, **cfg), problems_at, tmp_path / "a", ref_model=ref,
                     save=saver(tmp_path / "a"))
     b = fresh()
     (tmp_path / "b").mkdir()
-    G.train(b, tok, G.GRPOConfig(steps=3, **cfg), tr, tmp_path / "b", ref_model=ref,
+    G.train(b, tok, G.GRPOConfig(steps=3, **cfg), problems_at, tmp_path / "b", ref_model=ref,
             save=saver(tmp_path / "b"))
     b2 = fresh()
-    log_b = G.train(b2, tok, G.GRPOConfig(steps=5, **cfg), tr, tmp_path / "b", ref_model=ref,
+    log_b = G.train(b2, tok, G.GRPOConfig(steps=5, **cfg), problems_at, tmp_path / "b", ref_model=ref,
                     save=saver(tmp_path / "b"))
     assert [r["step"] for r in log_b] == [1, 2, 3, 4, 5]
     for ra, rb in zip(log_a, log_b):
@@ -140,6 +154,53 @@ def test_grpo_steps_run_resume_and_use_the_shaping_estimator(tok, tmp_path):
         torch.testing.assert_close(pa, pb, atol=1e-5, rtol=1e-4)
     assert all(r["kl"] >= 0 for r in log_a)
     assert (tmp_path / "a" / "step-3").is_dir() and (tmp_path / "a" / "step-5").is_dir()
+
+
+@pytest.mark.slow
+def test_reference_resets_restart_the_kl_and_resume_exactly(tok, tmp_path):
+    """ProRL's reset: after step 3 the reference is the policy and the optimizer starts
+    afresh; a run resumed after the reset equals an uninterrupted one.
+
+    The tiny untrained policy never earns a reward, so only the KL term moves it: towards
+    a reference with other initial weights (KL > 0) until the reset, not at all after it
+    (the reference is then the policy itself: KL exactly 0, gradient 0)."""
+    cfg = dict(prompts_per_step=4, group_size=4, max_new_tokens=24, save_every=3, lr=1e-3,
+               kl_coef=0.1, ref_reset_every=3)
+    tr, _ = T.eval_split(200)
+
+    def problems_at(step):
+        return T.make_problems(4, np.random.default_rng([1, step]), triples=tr)
+
+    def fresh(seed=2):
+        return build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), tok, seed=seed)
+
+    def saver(folder):
+        return lambda m, s: save_checkpoint(m, tok, folder / f"step-{s}")
+
+    assert G.reset_steps(G.GRPOConfig(steps=7, **cfg)) == [3, 6]
+    (tmp_path / "a").mkdir()
+    a = fresh()
+    log_a = G.train(a, tok, G.GRPOConfig(steps=6, **cfg), problems_at, tmp_path / "a",
+                    ref_model=fresh(3), save=saver(tmp_path / "a"))
+    assert [r.get("ref_reset", False) for r in log_a] == [False, False, True, False, False, True]
+    assert all(r["reward"] == 0 for r in log_a)
+    assert all(r["kl"] > 0 for r in log_a[:3]) and log_a[0]["kl"] > log_a[2]["kl"]
+    assert [r["kl"] for r in log_a[3:]] == [0.0, 0.0, 0.0]
+    (tmp_path / "b").mkdir()
+    G.train(fresh(), tok, G.GRPOConfig(steps=3, **cfg), problems_at, tmp_path / "b",
+            ref_model=fresh(3), save=saver(tmp_path / "b"))
+    b = fresh()  # resumed at step 3: the reference is reloaded from step-3, not the base
+    log_b = G.train(b, tok, G.GRPOConfig(steps=6, **cfg), problems_at, tmp_path / "b",
+                    ref_model=fresh(3), save=saver(tmp_path / "b"))
+    for ra, rb in zip(log_a, log_b):
+        assert ra["reward"] == rb["reward"]
+        assert ra["kl"] == pytest.approx(rb["kl"], rel=1e-4, abs=1e-7)
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        torch.testing.assert_close(pa, pb, atol=1e-5, rtol=1e-4)
+    with pytest.raises(ValueError):
+        G.GRPOConfig(ref_reset_every=3, save_every=3)  # no KL: nothing to reset
+    with pytest.raises(ValueError):
+        G.GRPOConfig(ref_reset_every=5, save_every=3, kl_coef=0.1)  # not at a checkpoint
 
 
 def test_checkpoint_samples_through_the_transformers_backend(tok, tmp_path):
@@ -175,7 +236,8 @@ def test_encode_refuses_too_long(tok):
 
 def test_lab_config_presets_and_validation(tmp_path):
     from rlvr_boundary.cli import main
-    from rlvr_boundary.lab.run import PRESETS, LabConfig, eval_problems
+    from rlvr_boundary.lab.config import PRESETS, LabConfig
+    from rlvr_boundary.lab.splits import audit_problems as eval_problems
 
     for name in PRESETS:
         cfg = LabConfig.from_preset(name, seed=3)
@@ -201,9 +263,9 @@ def test_sample_stage_refuses_a_tokenizer_without_bos(tok, tmp_path):
     """A run folder from before the tokenizer added BOS would be sampled off-distribution."""
     import copy
 
-    from rlvr_boundary.console import progress
     from rlvr_boundary.errors import InputError
-    from rlvr_boundary.lab.run import LabConfig, _stage_sample
+    from rlvr_boundary.lab import stages as S
+    from rlvr_boundary.lab.config import LabConfig
 
     old = copy.deepcopy(tok)
     old._tokenizer.post_processor = None
@@ -212,5 +274,7 @@ def test_sample_stage_refuses_a_tokenizer_without_bos(tok, tmp_path):
     save_checkpoint(model, old, tmp_path / "base")
     cfg = LabConfig(eval_prompts=2, n_samples=2)
     with pytest.raises(InputError, match="BOS"):
-        _stage_sample(cfg, tmp_path, {"base": tmp_path / "base"}, lambda *a: None, progress)
+        ctx = S.Context(cfg=cfg, out=tmp_path, clock=S.Clock(tmp_path / "t.json"),
+                        say=lambda *a: None)
+        S.stage_sample(ctx, {"base": tmp_path / "base"})
     assert not list((tmp_path / "rollouts").glob("part-*.parquet"))

@@ -11,7 +11,7 @@ pytest.importorskip("transformers")
 from rlvr_boundary.lab import replace as RP  # noqa: E402
 from rlvr_boundary.lab import task as T  # noqa: E402
 from rlvr_boundary.lab.model import ModelConfig, build_model  # noqa: E402
-from rlvr_boundary.lab.pretrain import corpus  # noqa: E402
+from rlvr_boundary.lab.splits import traces  # noqa: E402
 from rlvr_boundary.lab.tokenizer import train_tokenizer  # noqa: E402
 
 pytestmark = pytest.mark.torch
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.torch
 
 @pytest.fixture(scope="module")
 def tiny():
-    prompts, comps = corpus(600, np.random.default_rng(0))
+    prompts, comps = traces(600, np.random.default_rng(0), None, cued=False)
     tok = train_tokenizer([p + c for p, c in zip(prompts, comps)])
     model = build_model(ModelConfig(hidden=16, layers=1, heads=2, mlp=32), tok, seed=0)
     model.eval()

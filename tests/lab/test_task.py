@@ -117,9 +117,12 @@ def test_task_module_imports_without_torch():
     import subprocess
     import sys
     code = ("import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
-            "import rlvr_boundary.lab.task as t; print(t.trace(t.Problem(1,2,3,6), 'add'))")
+            "import rlvr_boundary.lab.task as t; print(t.trace(t.Problem(1,2,3,6), 'add'))\n"
+            "import rlvr_boundary.lab.splits, rlvr_boundary.lab.strategy\n"
+            "import rlvr_boundary.lab.registry, rlvr_boundary.lab.config as c\n"
+            "print(len(rlvr_boundary.lab.splits.audit_problems(c.LabConfig.from_preset('full'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "answer 1+2+3" in out.stdout
+    assert "answer 1+2+3" in out.stdout and out.stdout.split()[-1] == "120"
 
 
 def test_strategy_view_is_zero_on_an_exact_tilt_and_positive_otherwise():
@@ -139,3 +142,19 @@ def test_strategy_view_is_zero_on_an_exact_tilt_and_positive_otherwise():
     assert strategy_view(F, base, other)["tv"] > 0.3
     c = mixture_counts(["add", "mul", "mixed", None, "add"], [0, 0, 1, 1, 1], 2)
     assert c.tolist() == [[1, 1, 0], [1, 0, 0]]
+
+
+def test_cued_problems_carry_the_gold_strategy_cue():
+    p = T.Problem(7, 8, 4, 9, "ox")
+    assert p.prompt == "make 9 from 7 8 4 ox:" and p.prompt_id == "784-9-ox"
+    assert p.cued_strategy == "add" and T.Problem(7, 8, 4, 9).cued_strategy is None
+    assert T.problem_of_id("784-9") == T.Problem(7, 8, 4, 9)
+    for bad in ("784-9-cat", "784", "084-9", "784-9-ox-1", "784-x", "7845-9", 784):
+        with pytest.raises(ValueError):
+            T.problem_of_id(bad)
+    # the verifier grades the expression, whatever the cue
+    assert T.verify(p, T.trace(p, "add")) == T.verify(T.Problem(7, 8, 4, 9), T.trace(p, "add"))
+    rng = np.random.default_rng(2)
+    cued = T.make_problems(3000, rng, cued=True)
+    share = {s: np.mean([q.cued_strategy == s for q in cued]) for s in T.STRATEGIES}
+    assert all(abs(share[s] - w) < 0.03 for s, w in T.GOLD_MIX.items())  # cue = gold strategy

@@ -112,10 +112,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
          "Where learning landed: the same texts scored under a checkpoint before RL and after "
          "it, token by token (Deng et al., arXiv 2508.07534)."),
     Kind("lab-run", _o.LabRunResult, "rlvr-boundary lab run (lab_result.json)",
-         "rlvr_boundary.lab.run:LabConfig",
+         "rlvr_boundary.lab.config:LabConfig",
          "A run of the RLVR lab; each experiment adds its own numbers (docs/lab.md)."),
     Kind("lab-entropy", _o.LabEntropyResult, "rlvr-boundary lab run --experiment entropy "
-         "(entropy.json)", "rlvr_boundary.lab.run:LabConfig",
+         "(entropy.json)", "rlvr_boundary.lab.config:LabConfig",
          "Entropy and support at every checkpoint of the lab, beside the RL log."),
     Kind("monitor-step", _o.MonitorStepResult, "the boundary monitor (steps/step-N.json in "
          "its folder: BoundaryMonitor, the trainer callbacks, rlvr-boundary watch)",

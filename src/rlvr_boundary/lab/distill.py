@@ -28,14 +28,14 @@ strategies the base knows (the "mad-only" prompts; the exact share is in
 The pipeline (``rlvr-boundary lab run --experiment distillation``)
 ------------------------------------------------------------------
 1. ``base/``: pretrained as in experiment 1 on the three strategies, with one
-   difference: the tokenizer's training texts include ``mad`` traces, so
-   `` mad`` is one token of the vocabulary (:func:`tokenizer_texts`). The base
-   never sees a ``mad`` trace in pretraining.
+   difference: the tokenizer's training texts include ``mad`` traces (over the
+   train triples), so `` mad`` is one token of the vocabulary
+   (:func:`tokenizer_texts`). The base never sees a ``mad`` trace in pretraining.
 2. ``rl/``: GRPO from the base on the *four-strategy* prompt distribution over
    the training triples: RL sees the mad-only prompts and is rewarded whenever
    it solves one.
 3. ``teacher/``: the base, further pretrained for ``teacher_steps`` steps on
-   traces of all four strategies (mixture :data:`TEACHER_MIX`, independent of
+   traces of all four strategies over the train triples (mixture :data:`TEACHER_MIX`, independent of
    the prompt; loss on every token): it knows everything the base knows, plus
    ``mad``. (Continued pretraining rather than a second model from scratch: the
    teacher needs far fewer steps, and its extra knowledge is exactly ``mad``.)
@@ -60,10 +60,13 @@ from pathlib import Path
 import numpy as np
 
 from rlvr_boundary.errors import InputError, require
+from rlvr_boundary.lab import pretrain as P
+from rlvr_boundary.lab import splits
 from rlvr_boundary.lab import task as T
 
 __all__ = ["STRATEGIES4", "GOLD_MIX4", "TEACHER_MIX", "DistillConfig", "trace4", "fitness4",
-           "make_problems4", "parse_strategy", "verify4", "solved_sets", "run_distillation"]
+           "make_problems4", "parse_strategy", "verify4", "solved_sets", "teacher_corpus",
+           "distill_problems", "eval_problems4", "run"]
 
 #: The base's three strategies plus ``mad``: name -> (first operator, second operator).
 STRATEGIES4: dict[str, tuple[str, str]] = {
@@ -86,7 +89,8 @@ def tokenizer_texts(cfg, n: int = 500) -> list[str]:
     learned by position then miscopies the operands (the teacher did, in a first run).
     The base never sees these texts in pretraining; its `` mad`` embedding stays untrained.
     """
-    ps = make_problems4(n, np.random.default_rng([cfg.seed, 13]))
+    train, _ = splits.triples(cfg)
+    ps = make_problems4(n, np.random.default_rng([cfg.seed, 13]), train)
     return [p.prompt + trace4(p, "mad") for p in ps]
 
 
@@ -244,8 +248,9 @@ class DistillConfig:
         _check_mix4(self.teacher_mix)
 
     @classmethod
-    def from_preset(cls, preset: str) -> "DistillConfig":
-        return cls(**DISTILL_PRESETS[preset])
+    def from_preset(cls, preset: str, **overrides) -> "DistillConfig":
+        """The preset's options with ``overrides`` on top."""
+        return cls(**{**DISTILL_PRESETS[preset], **overrides})
 
 
 #: Options of each preset.
@@ -259,47 +264,22 @@ DISTILL_PRESETS: dict[str, dict] = {
 
 # ----------------------------------------------------------------------------- model part
 
-def fit(model, tokenizer, prompts, completions, *, steps: int, batch_size: int, lr: float,
-        seed: int, max_len: int, completion_only: bool, warmup: int = 20,
-        weight_decay: float = 0.01, progress=None) -> list[float]:
-    """Next-token training of ``model`` on ``prompt + completion`` pairs; the loss of each step.
+def teacher_corpus(cfg, dcfg: DistillConfig) -> tuple[list[str], list[str]]:
+    """The teacher's continued-pretraining traces: four strategies ~ ``teacher_mix``,
+    independent of the prompt, over the train triples."""
+    train, _ = splits.triples(cfg)
+    rng = np.random.default_rng([cfg.seed, 11])
+    problems = make_problems4(cfg.pretrain.traces, rng, train, gold_mix=dcfg.gold_mix)
+    names = list(STRATEGIES4)
+    strat = rng.choice(len(names), size=len(problems), p=_check_mix4(dcfg.teacher_mix))
+    return [p.prompt for p in problems], [trace4(p, names[s]) for p, s in zip(problems, strat)]
 
-    ``completion_only`` puts the loss on the completion and end tokens only (fine-tuning);
-    otherwise on every token (pretraining). AdamW, warm-up then cosine decay, as the
-    base's pretraining (:mod:`rlvr_boundary.lab.pretrain`).
-    """
-    torch = require("torch", "hf", "the lab")
-    from rlvr_boundary.lab.pretrain import encode
 
-    ids, att = encode(tokenizer, prompts, completions, max_len)  # (N, L)
-    labels = ids.masked_fill(att == 0, -100)  # (N, L)
-    if completion_only:
-        for i, p in enumerate(prompts):  # BOS + prompt get no loss
-            labels[i, :1 + len(tokenizer(p, add_special_tokens=False)["input_ids"])] = -100
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
-                            betas=(0.9, 0.98))
-    gen = torch.Generator().manual_seed(seed)
-    model.train()
-    losses = []
-    for step in range(steps):
-        frac = (step - warmup) / max(1, steps - warmup)
-        rate = lr * (step + 1) / warmup if step < warmup else lr * 0.5 * (1 + np.cos(np.pi * frac))
-        for g in opt.param_groups:
-            g["lr"] = rate
-        idx = torch.randint(0, ids.shape[0], (batch_size,), generator=gen)
-        batch_att = att[idx]
-        L = int(batch_att.sum(dim=1).max())
-        loss = model(input_ids=ids[idx, :L], attention_mask=batch_att[:, :L],
-                     labels=labels[idx, :L]).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(float(loss.detach()))
-        if progress is not None:
-            progress(step + 1, losses[-1])
-    model.eval()
-    return losses
+def distill_problems(cfg, dcfg: DistillConfig) -> list[T.Problem]:
+    """The training problems the teacher samples on (distillation data), train triples."""
+    train, _ = splits.triples(cfg)
+    return make_problems4(dcfg.distill_problems, np.random.default_rng([cfg.seed, 12]), train,
+                          gold_mix=dcfg.gold_mix)
 
 
 def _stage_teacher(cfg, dcfg: DistillConfig, out: Path, say, progress) -> None:
@@ -309,16 +289,11 @@ def _stage_teacher(cfg, dcfg: DistillConfig, out: Path, say, progress) -> None:
         say("teacher: done (resumed)")
         return
     model, tok = load_checkpoint(out / "base")  # the base's tokenizer: one vocabulary for all
-    rng = np.random.default_rng([cfg.seed, 11])
-    problems = make_problems4(cfg.pretrain.traces, rng, gold_mix=dcfg.gold_mix)
-    names = list(STRATEGIES4)
-    strat = rng.choice(len(names), size=len(problems), p=_check_mix4(dcfg.teacher_mix))
-    prompts = [p.prompt for p in problems]
-    comps = [trace4(p, names[s]) for p, s in zip(problems, strat)]
+    prompts, comps = teacher_corpus(cfg, dcfg)
     pc = cfg.pretrain
     with progress() as bar:
         task = bar.add_task("teaching the teacher a fourth strategy", total=dcfg.teacher_steps)
-        losses = fit(model, tok, prompts, comps, steps=dcfg.teacher_steps,
+        losses = P.fit(model, tok, prompts, comps, steps=dcfg.teacher_steps,
                      batch_size=pc.batch_size, lr=dcfg.teacher_lr, seed=cfg.seed + 1,
                      max_len=cfg.model.max_len, completion_only=False,
                      weight_decay=pc.weight_decay,
@@ -339,9 +314,7 @@ def _distill_data(cfg, dcfg: DistillConfig, out: Path, say, progress) -> list[di
     if path.exists():
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     teacher, tok = load_checkpoint(out / "teacher")
-    tr, _ = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
-    problems = make_problems4(dcfg.distill_problems, np.random.default_rng([cfg.seed, 12]), tr,
-                              gold_mix=dcfg.gold_mix)
+    problems = distill_problems(cfg, dcfg)
     rows, chunk = [], 128
     with progress() as bar:
         task = bar.add_task("teacher samples for distillation", total=len(problems))
@@ -381,7 +354,7 @@ def _stage_distill(cfg, dcfg: DistillConfig, out: Path, say, progress) -> dict:
     model, tok = load_checkpoint(out / "base")
     with progress() as bar:
         task = bar.add_task("distilling the teacher into the base", total=dcfg.sft_steps)
-        losses = fit(model, tok, [r["prompt"] for r in kept], [r["completion"] for r in kept],
+        losses = P.fit(model, tok, [r["prompt"] for r in kept], [r["completion"] for r in kept],
                      steps=dcfg.sft_steps, batch_size=dcfg.sft_batch_size, lr=dcfg.sft_lr,
                      seed=cfg.seed + 2, max_len=cfg.model.max_len, completion_only=True,
                      progress=lambda s, _: bar.update(task, completed=s))
@@ -394,9 +367,9 @@ def _stage_distill(cfg, dcfg: DistillConfig, out: Path, say, progress) -> dict:
 
 
 def eval_problems4(cfg, dcfg: DistillConfig) -> list[T.Problem]:
-    """Distinct held-out four-strategy problems of the audit (fixed by the seed)."""
-    _, ev = T.eval_split(cfg.n_eval_triples, seed=cfg.seed)
-    rng = np.random.default_rng([cfg.seed, 17])
+    """Distinct held-out four-strategy problems of the audit (fixed by ``split_seed``)."""
+    _, ev = splits.triples(cfg)
+    rng = np.random.default_rng([cfg.split_seed, 17])
     seen: dict[str, T.Problem] = {}
     while len(seen) < cfg.eval_prompts:
         for p in make_problems4(cfg.eval_prompts, rng, ev, gold_mix=dcfg.gold_mix):
@@ -405,45 +378,36 @@ def eval_problems4(cfg, dcfg: DistillConfig) -> list[T.Problem]:
     return list(seen.values())
 
 
-def _check_options(out: Path, dcfg: DistillConfig) -> dict:
-    opts = dataclasses.asdict(dcfg)
-    path = out / "experiment_config.json"
-    if path.exists():
-        if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(opts)):
-            raise InputError("this folder holds a distillation run with different options; "
-                             "use a new --out to start another", path=path)
-    else:
-        path.write_text(json.dumps(opts, indent=1), encoding="utf-8")
-    return opts
-
-
-def run_distillation(cfg, out: Path, clock, say, progress) -> dict:
-    """Stages after the base: RL, teacher, distillation, sampling, report, summary."""
+def run(ctx, dcfg: DistillConfig) -> dict:
+    """Experiment 2: base (with `` mad`` in its vocabulary), RL, teacher, distillation,
+    sampling, report, summary."""
     from rlvr_boundary.io.results import write_result
-    from rlvr_boundary.lab import run as R
+    from rlvr_boundary.lab import stages as S
 
-    dcfg = DistillConfig.from_preset(cfg.preset)
-    opts = _check_options(out, dcfg)
+    cfg, out, clock = ctx.cfg, ctx.out, ctx.clock
+    progress = ctx.bars
 
     def rl_problems(count, rng, triples):
         return make_problems4(count, rng, triples, gold_mix=dcfg.gold_mix)
 
+    with clock.stage("pretrain"):
+        S.stage_base(ctx, extra_texts=tokenizer_texts(cfg))
     with clock.stage("rl"):
-        steps = R._stage_rl(cfg, out, say, progress, make_problems=rl_problems)
+        steps = S.stage_rl(ctx, make=rl_problems)
     with clock.stage("teacher"):
-        _stage_teacher(cfg, dcfg, out, say, progress)
+        _stage_teacher(cfg, dcfg, out, ctx.say, progress)
     with clock.stage("distill"):
-        stats = _stage_distill(cfg, dcfg, out, say, progress)
+        stats = _stage_distill(cfg, dcfg, out, ctx.say, progress)
     rl_label = f"step-{steps[-1]}"
     labels = {"base": out / "base", rl_label: out / "rl" / rl_label,
               "distilled": out / "distilled", "teacher": out / "teacher"}
     problems = eval_problems4(cfg, dcfg)
     with clock.stage("sample"):
-        R._stage_sample(cfg, out, labels, say, progress, problems=problems, verify=verify4)
+        S.stage_sample(ctx, labels, problems=problems, verify=verify4)
     with clock.stage("report", accumulate=False):
-        audit = R._stage_report(cfg, out, say)
+        audit = S.stage_audit(ctx)
     payload = _summary(cfg, out, audit, labels, rl_label, problems, stats)
-    payload["experiment_options"] = opts
+    payload["experiment_options"] = dataclasses.asdict(dcfg)
     payload["timings"] = clock.data
     doc = write_result(out / "lab_result.json", "lab-run", cfg, payload)
     try:

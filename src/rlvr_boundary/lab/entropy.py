@@ -13,12 +13,11 @@ report and the Invisible Leash paper track over training:
 - P/E/S/O of every checkpoint against the base, per problem and per distinct
   correct answer (preservation, expansion, shrinkage, out of support).
 
-Usage (a finished lab run in ``lab-full``)::
-
-    python -m rlvr_boundary.lab.entropy lab-full/report.json \\
-        --train-log lab-full/rl/train_log.jsonl --out lab-entropy
-
-writes ``entropy.json`` (the table), ``entropy.md`` and ``entropy.png``.
+``rlvr-boundary lab run --experiment entropy`` runs the narrowing pipeline and
+then this stage (:func:`run`); ``rlvr-boundary lab entropy REPORT.json
+[--train-log rl/train_log.jsonl] --out DIR`` draws the table and figure from
+any finished audit (:func:`write_table`). Both write ``entropy.json`` (a
+result of kind ``lab-entropy``), ``entropy.md`` and ``entropy.png``.
 
 References
 ----------
@@ -31,13 +30,12 @@ token entropy and where the updates land.
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
 from rlvr_boundary.analysis.audit import step_of
+from rlvr_boundary.lab import stages as S
 
 
 def _stat(tokens: dict | None, col: str, model: str, part: str) -> float | None:
@@ -248,8 +246,30 @@ def learning_of_shard(shard: Path, prompts: dict[str, str], before: Path, after:
     return res
 
 
-def run_stage(out: Path, last: str, prompts: dict[str, str], *, say=None, threads: int = 1,
-              rows: int = 2000) -> dict:
+#: Result kind of ``entropy.json``.
+KIND = "lab-entropy"
+
+
+def write_table(report: dict, train_log: list[dict] | None, out: Path, source: dict) -> dict:
+    """Write ``entropy.md``, ``entropy.png`` and, last, ``entropy.json`` (kind ``lab-entropy``,
+    with ``source`` as its options) into ``out``; return the table."""
+    from rlvr_boundary.io.atomic import atomic_open
+    from rlvr_boundary.io.results import to_jsonable, write_result
+
+    table = to_jsonable(entropy_table(report, train_log))
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_open(out / "entropy.md", "w") as fh:
+        fh.write(markdown(table))
+    fig = draw(table)
+    with atomic_open(out / "entropy.png", "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
+    # entropy.json last: with it the stage counts as done
+    write_result(out / "entropy.json", KIND, source, table)
+    return table
+
+
+def stage_entropy(out: Path, last: str, prompts: dict[str, str], *, say=None, threads: int = 1,
+                  rows: int = 2000) -> dict:
     """Experiment 4 in a finished narrowing run folder ``out`` (resumable).
 
     Writes ``entropy.json``, ``entropy.md`` and ``entropy.png`` (:func:`entropy_table`
@@ -259,19 +279,14 @@ def run_stage(out: Path, last: str, prompts: dict[str, str], *, say=None, thread
     folder that already holds all four is read back, not redone. Returns
     ``{"table": ..., "learning": ...}`` (the two result documents' payloads).
     """
-    from rlvr_boundary.io.atomic import atomic_open
-    from rlvr_boundary.io.results import read_result, to_jsonable, write_result
+    from rlvr_boundary.io.results import read_result, write_result
 
     say = say or (lambda *a, **k: None)
     out = Path(out)
     if all((out / f).exists() for f in STAGE_FILES):
         say("entropy and where learning landed: done (resumed)")
-        return {"table": json.loads((out / "entropy.json").read_text(encoding="utf-8")),
+        return {"table": read_result(out / "entropy.json", kind=KIND),
                 "learning": read_result(out / "learning.json", kind="learning_landed")}
-    log_path = out / "rl" / "train_log.jsonl"
-    log = ([json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()
-            if line.strip()] if log_path.exists() else None)
-    table = to_jsonable(entropy_table(read_result(out / "report.json", kind="report"), log))
     if not (out / "learning.json").exists():
         shard = out / "rollouts" / f"part-{last}.parquet"
         res = learning_of_shard(shard, prompts, out / "base", out / "rl" / last, rows=rows,
@@ -280,17 +295,32 @@ def run_stage(out: Path, last: str, prompts: dict[str, str], *, say=None, thread
                      {"before": "base", "after": f"rl/{last}", "template": "plain",
                       "rows": res["rows"], "shard": shard.relative_to(out).as_posix()}, res)
     learning = read_result(out / "learning.json", kind="learning_landed")
-    with atomic_open(out / "entropy.md", "w") as fh:
-        fh.write(markdown(table))
-    fig = draw(table)
-    with atomic_open(out / "entropy.png", "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110)
-    # entropy.json last: with it the stage counts as done
-    with atomic_open(out / "entropy.json", "w") as fh:
-        json.dump(table, fh, indent=1)
+    table = write_table(read_result(out / "report.json", kind="report"),
+                        S.read_log(out / "rl" / "train_log.jsonl"), out,
+                        {"report": "report.json", "train_log": "rl/train_log.jsonl"})
     say(f"where learning landed: {learning['barely_moved']['0.05']:.1%} of "
         f"{learning['tokens']} tokens of {last} moved by at most 0.05 in probability")
     return {"table": table, "learning": learning}
+
+
+def run(ctx, options=None) -> dict:
+    """Experiment 4: the narrowing pipeline, then :func:`stage_entropy`; ``lab_result.json``."""
+    from rlvr_boundary.io.results import write_result
+    from rlvr_boundary.lab import splits
+
+    audit, labels = S.train_and_audit(ctx)
+    with ctx.clock.stage("entropy"):
+        prompts = {p.prompt_id: p.prompt for p in splits.audit_problems(ctx.cfg)}
+        stage = stage_entropy(ctx.out, list(labels)[-1], prompts, say=ctx.say,
+                              threads=ctx.cfg.threads)
+    payload = S.run_summary(ctx, audit, labels)
+    payload["entropy"] = summary(stage)
+    lr = payload["entropy"]["learning"]
+    payload["headline"].append(
+        f"where learning landed: {lr['barely_moved']['0.05']:.1%} of {lr['tokens']} tokens "
+        "moved by at most 0.05 in probability; wrote entropy.png, entropy.md, entropy.json, "
+        "learning.json")
+    return write_result(ctx.out / "lab_result.json", "lab-run", ctx.cfg, payload)
 
 
 def summary(stage: dict) -> dict:
@@ -302,36 +332,3 @@ def summary(stage: dict) -> dict:
             "diversity_k": stage["table"]["diversity_k"],
             "learning": {k: lr[k] for k in keep if k in lr},
             "files": list(STAGE_FILES)}
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Experiment 4 of the lab: entropy and support "
-                                             "over training, from a report result.")
-    ap.add_argument("report", help="report.json of a lab run (or of report --example lab)")
-    ap.add_argument("--train-log", help="rl/train_log.jsonl of the run")
-    ap.add_argument("--out", required=True, help="folder for entropy.json, .md and .png")
-    ns = ap.parse_args(argv)
-    from rlvr_boundary.io.atomic import atomic_open
-    from rlvr_boundary.io.results import read_result, to_jsonable
-
-    doc = read_result(ns.report, kind="report")
-    log = None
-    if ns.train_log:
-        log = [json.loads(line) for line in Path(ns.train_log).read_text(
-            encoding="utf-8").splitlines() if line.strip()]
-    table = entropy_table(doc, log)
-    out = Path(ns.out)
-    out.mkdir(parents=True, exist_ok=True)
-    with atomic_open(out / "entropy.json", "w") as fh:
-        json.dump(to_jsonable(table), fh, indent=1)
-    with atomic_open(out / "entropy.md", "w") as fh:
-        fh.write(markdown(table))
-    fig = draw(table)
-    fig.savefig(out / "entropy.png", dpi=110)
-    print(markdown(table))
-    print(f"wrote {out}/entropy.json, entropy.md, entropy.png")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -14,6 +14,10 @@ Simplifications, stated as nanochat states its own:
    their number (verl's ``token-mean``), not GRPO's per-sequence mean.
 3. KL to the base (optional, coefficient ``kl_coef``) with the k3 estimator
    ``exp(r) - r - 1``, ``r = log pi_ref - log pi`` per token, as in DeepSeekMath.
+   With ``ref_reset_every`` (prolonged RL, as ProRL does) the reference is reset
+   to the current policy every that many steps and the optimizer state is
+   reinitialised; ProRL's other ingredients (DAPO's decoupled clipping and
+   dynamic sampling, rollout temperature 1.2) are not used.
 4. Rewards are the verifier's 0/1 verdicts; no format reward.
 
 Advantages come from :func:`rlvr_boundary.shaping.token_advantages` (the NumPy
@@ -26,6 +30,8 @@ Shao et al., "DeepSeekMath: Pushing the Limits of Mathematical Reasoning in Open
 Language Models" (arXiv 2402.03300): GRPO and the k3 KL estimator.
 Liu et al., "Understanding R1-Zero-Like Training: A Critical Perspective" (arXiv
 2503.20783): Dr. GRPO.
+Liu et al., "ProRL: Prolonged Reinforcement Learning Expands Reasoning Boundaries
+in Large Language Models" (arXiv 2505.24864): KL penalty with reference resets.
 """
 
 from __future__ import annotations
@@ -54,7 +60,12 @@ class GRPOConfig:
     lr: float = 2e-3
     """Adam learning rate (constant)."""
     kl_coef: float = 0.0
-    """Weight of the k3 KL penalty to the base model (0: no reference model)."""
+    """Weight of the k3 KL penalty to the reference model (0: no reference model)."""
+    ref_reset_every: int = 0
+    """Reset the reference model to the current policy, and the optimizer state, every this
+    many steps (ProRL's reference reset; 0: the reference stays the base). Needs
+    ``kl_coef > 0`` and a multiple of ``save_every`` (a resumed run reloads the reference
+    from the checkpoint of the last reset)."""
     max_new_tokens: int = 32
     """Longest completion; longer ones are cut and count as wrong."""
     save_every: int = 25
@@ -65,8 +76,9 @@ class GRPOConfig:
     """Estimator and shapings (the shaping package's options)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.shaping, dict):
-            self.shaping = ShapingConfig.from_mapping(self.shaping)
+        if isinstance(self.shaping, dict):  # from JSON: an empty ``extra`` is not an option
+            self.shaping = ShapingConfig.from_mapping(
+                {k: v for k, v in self.shaping.items() if not (k == "extra" and not v)})
         for name in ("steps", "prompts_per_step", "group_size", "max_new_tokens", "save_every"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
@@ -77,6 +89,12 @@ class GRPOConfig:
             raise ValueError(f"lr must be in (0, 1), got {self.lr!r}")
         if not self.kl_coef >= 0:
             raise ValueError(f"kl_coef must be >= 0, got {self.kl_coef!r}")
+        r = self.ref_reset_every
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+            raise ValueError(f"ref_reset_every must be an integer >= 0, got {r!r}")
+        if r and (self.kl_coef == 0 or r % self.save_every):
+            raise ValueError("ref_reset_every needs kl_coef > 0 and must be a multiple of "
+                             f"save_every ({self.save_every}), got {r}")
         if self.shaping.estimator == "remax":
             raise ValueError("the lab does not run ReMax (it needs a greedy rollout per prompt)")
 
@@ -129,6 +147,14 @@ def rollout(model, tokenizer, problems, group_size: int, max_new_tokens: int):
     return seq, n_prompt, mask, texts
 
 
+def reset_steps(cfg: GRPOConfig) -> list[int]:
+    """Steps after which the reference is reset: every multiple of ``ref_reset_every`` up to
+    the last step (none without it). A reset at the last step changes nothing trained, but
+    keeps a run stopped there and resumed with more steps equal to an uninterrupted one."""
+    r = cfg.ref_reset_every
+    return list(range(r, cfg.steps + 1, r)) if r else []
+
+
 def rewards_of(problems, texts, group_size: int) -> tuple[np.ndarray, list[str | None]]:
     """``(P, G)`` 0/1 rewards from the verifier and the strategy of every completion."""
     verdicts = [T.verify(problems[i // group_size], t) for i, t in enumerate(texts)]
@@ -136,8 +162,8 @@ def rewards_of(problems, texts, group_size: int) -> tuple[np.ndarray, list[str |
     return r.reshape(len(problems), group_size), [v["strategy"] for v in verdicts]
 
 
-def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path, *,
-          ref_model=None, progress=None, save=None, make_problems=None) -> list[dict]:
+def train(model, tokenizer, cfg: GRPOConfig, problems_at, out_dir: str | Path, *,
+          ref_model=None, progress=None, save=None) -> list[dict]:
     """Run GRPO in place on ``model``; resume from the last checkpoint in ``out_dir``.
 
     Parameters
@@ -146,26 +172,27 @@ def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path,
         The policy (starts as the base model) and its tokenizer.
     cfg
         Options.
-    train_triples
-        The digit triples problems are drawn from (the train split).
+    problems_at
+        ``problems_at(step)`` -> the problems of that step (1-based), drawn from the
+        train split by :func:`rlvr_boundary.lab.splits.rl_problems`; a function of the
+        step alone, so a resumed run continues exactly as an uninterrupted one.
     out_dir
         Folder of ``step-N`` checkpoints and ``train_log.jsonl``.
     ref_model
-        Frozen base model for the KL penalty (needed when ``cfg.kl_coef > 0``).
+        Frozen reference model for the KL penalty (the base; needed when
+        ``cfg.kl_coef > 0``). With ``cfg.ref_reset_every`` its weights are replaced by
+        the policy's at every reset.
     progress
         ``progress(step, record)`` after each step.
     save
         ``save(model, step)`` writes a checkpoint (the pipeline passes the HF-folder
         writer and records the optimizer state beside it).
-    make_problems
-        ``make_problems(count, rng, triples)`` draws a step's problems (default:
-        :func:`rlvr_boundary.lab.task.make_problems`, the three-strategy task; the
-        distillation experiment passes its four-strategy prompt distribution).
 
     Returns
     -------
     list of dict
-        One record per step: mean reward, token entropy, KL, strategy shares.
+        One record per step: mean reward, token entropy, KL, strategy shares, and
+        ``ref_reset`` on the steps after which the reference was reset.
     """
     torch = require("torch", "hf", "the lab")
     out_dir = Path(out_dir)
@@ -174,16 +201,16 @@ def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path,
     start, log = _resume(out_dir, model, opt, log_path)
     if cfg.kl_coef > 0 and ref_model is None:
         raise ValueError("kl_coef > 0 needs the base model as ref_model")
+    resets = reset_steps(cfg)
+    done = [r for r in resets if r <= start]
+    if done:  # resumed after a reset: the reference is the policy of the last reset
+        _load_weights(ref_model, out_dir / f"step-{done[-1]}")
     names = list(T.STRATEGIES)
     for step in range(start + 1, cfg.steps + 1):
         # Every step draws its problems and samples from its own seeds, so a resumed
         # run continues exactly as an uninterrupted one would.
-        rng = np.random.default_rng([cfg.seed, step])
+        problems = problems_at(step)
         torch.manual_seed(cfg.seed * 1_000_003 + step)
-        if make_problems is None:
-            problems = T.make_problems(cfg.prompts_per_step, rng, triples=train_triples)
-        else:
-            problems = make_problems(cfg.prompts_per_step, rng, train_triples)
 
         # 1. rollouts (group-major rows)
         model.eval()
@@ -222,6 +249,11 @@ def train(model, tokenizer, cfg: GRPOConfig, train_triples, out_dir: str | Path,
                "entropy": float((ent.detach() * m).sum() / m.sum()),
                "kl": float((kl.detach() * m).sum() / m.sum()), "loss": float(loss.detach()),
                "strategy": {s: strategies.count(s) / len(strategies) for s in names}}
+        if step in resets:
+            # ProRL: the reference becomes the current policy; the optimizer starts afresh.
+            ref_model.load_state_dict(model.state_dict())
+            opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, betas=(0.9, 0.99))
+            rec["ref_reset"] = True
         log.append(rec)
         if step % cfg.save_every == 0 or step == cfg.steps:
             if save is not None:
@@ -243,13 +275,18 @@ def _resume(out_dir: Path, model, opt, log_path: Path) -> tuple[int, list[dict]]
     if not marker.exists():
         return 0, []
     step = int(marker.read_text(encoding="utf-8"))
-    from safetensors.torch import load_file
-
-    state = load_file(str(out_dir / f"step-{step}" / "model.safetensors"))
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    if unexpected or any("lm_head" not in k for k in missing):
-        raise RuntimeError(f"checkpoint step-{step} does not match the model")
-    model.tie_weights()
+    _load_weights(model, out_dir / f"step-{step}")
     opt.load_state_dict(torch.load(out_dir / "optimizer.pt", weights_only=True))
     log = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
     return step, log[:step]
+
+
+def _load_weights(model, folder: Path) -> None:
+    """Load a checkpoint folder's weights into ``model`` in place (tied head included)."""
+    from safetensors.torch import load_file
+
+    state = load_file(str(folder / "model.safetensors"))
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or any("lm_head" not in k for k in missing):
+        raise RuntimeError(f"checkpoint {folder.name} does not match the model")
+    model.tie_weights()

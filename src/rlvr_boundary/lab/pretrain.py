@@ -2,12 +2,14 @@
 
 Design decisions:
 
-- The corpus is ``pretrain.traces`` problems drawn from the task distribution over
-  all digit triples, each written out by one strategy drawn from the pretraining
-  mixture (:data:`rlvr_boundary.lab.task.PRETRAIN_MIX`) *independently of the
-  prompt*. The traces are faithful (the arithmetic is right) but about half of
-  them commit to an expression that misses the target: the base learns the
-  three procedures and the mixture, not which procedure fits which prompt.
+- The corpus (:func:`rlvr_boundary.lab.splits.pretrain_corpus`) is
+  ``pretrain.traces`` problems drawn from the task distribution over the *train*
+  digit triples (never an audited prompt), each written out by one strategy
+  drawn from the pretraining mixture (:data:`rlvr_boundary.lab.task.PRETRAIN_MIX`)
+  *independently of the prompt* (and of its cue, in the cued family). The traces
+  are faithful (the arithmetic is right) but about half of them commit to an
+  expression that misses the target: the base learns the three procedures and
+  the mixture, not which procedure fits which prompt.
 - Loss on every token of ``<s> prompt completion </s>`` (plain language
   modelling); the prompt puts the target t first, so predicting the prompt
   teaches nothing about which strategy reaches t.
@@ -22,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlvr_boundary.errors import require
-from rlvr_boundary.lab import task as T
 
 
 @dataclass
@@ -55,16 +56,6 @@ class PretrainConfig:
             raise ValueError("warmup and weight_decay must be >= 0")
 
 
-def corpus(n: int, rng: np.random.Generator, mix=None) -> tuple[list[str], list[str]]:
-    """``n`` (prompt, completion) pairs; each completion's strategy ~ ``mix``, not the prompt."""
-    mix = T.PRETRAIN_MIX if mix is None else mix
-    w = T._check_mix(mix)
-    names = list(T.STRATEGIES)
-    problems = T.make_problems(n, rng)
-    strategies = rng.choice(len(names), size=n, p=w)
-    return [p.prompt for p in problems], [T.trace(p, names[s]) for p, s in zip(problems, strategies)]
-
-
 def encode(tokenizer, prompts, completions, max_len: int):
     """Right-padded ``(B, L)`` ids and attention mask of ``<s> prompt completion </s>``."""
     torch = require("torch", "hf", "the lab")
@@ -81,14 +72,13 @@ def encode(tokenizer, prompts, completions, max_len: int):
     return ids, att
 
 
-def pretrain(model, tokenizer, cfg: PretrainConfig, *, max_len: int, progress=None) -> list[float]:
-    """Train ``model`` in place; return the loss of every step.
+def pretrain(model, tokenizer, cfg: PretrainConfig, prompts, completions, *, max_len: int,
+             progress=None) -> list[float]:
+    """Train ``model`` in place on the (prompt, completion) corpus; return the loss of every step.
 
     ``progress(step, loss)`` is called after each step (the pipeline's progress bar).
     """
     torch = require("torch", "hf", "the lab")
-    rng = np.random.default_rng(cfg.seed)
-    prompts, completions = corpus(cfg.traces, rng)
     ids, att = encode(tokenizer, prompts, completions, max_len)  # (N, L)
     labels = ids.masked_fill(att == 0, -100)  # (N, L): no loss on padding
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
@@ -115,6 +105,47 @@ def pretrain(model, tokenizer, cfg: PretrainConfig, *, max_len: int, progress=No
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(float(out.loss.detach()))
+        if progress is not None:
+            progress(step + 1, losses[-1])
+    model.eval()
+    return losses
+
+
+def fit(model, tokenizer, prompts, completions, *, steps: int, batch_size: int, lr: float,
+        seed: int, max_len: int, completion_only: bool, warmup: int = 20,
+        weight_decay: float = 0.01, progress=None) -> list[float]:
+    """Next-token training of ``model`` on ``prompt + completion`` pairs; the loss of each step.
+
+    ``completion_only`` puts the loss on the completion and end tokens only (fine-tuning);
+    otherwise on every token (pretraining). AdamW, warm-up then cosine decay, as the
+    base's pretraining (:func:`pretrain`).
+    """
+    torch = require("torch", "hf", "the lab")
+    ids, att = encode(tokenizer, prompts, completions, max_len)  # (N, L)
+    labels = ids.masked_fill(att == 0, -100)  # (N, L)
+    if completion_only:
+        for i, p in enumerate(prompts):  # BOS + prompt get no loss
+            labels[i, :1 + len(tokenizer(p, add_special_tokens=False)["input_ids"])] = -100
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
+                            betas=(0.9, 0.98))
+    gen = torch.Generator().manual_seed(seed)
+    model.train()
+    losses = []
+    for step in range(steps):
+        frac = (step - warmup) / max(1, steps - warmup)
+        rate = lr * (step + 1) / warmup if step < warmup else lr * 0.5 * (1 + np.cos(np.pi * frac))
+        for g in opt.param_groups:
+            g["lr"] = rate
+        idx = torch.randint(0, ids.shape[0], (batch_size,), generator=gen)
+        batch_att = att[idx]
+        L = int(batch_att.sum(dim=1).max())
+        loss = model(input_ids=ids[idx, :L], attention_mask=batch_att[:, :L],
+                     labels=labels[idx, :L]).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
         if progress is not None:
             progress(step + 1, losses[-1])
     model.eval()

@@ -36,7 +36,6 @@ the stage resumes per model).
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +44,7 @@ import numpy as np
 from rlvr_boundary.errors import InputError, require
 from rlvr_boundary.lab import task as T
 
-__all__ = ["ReplaceConfig", "REPLACE_PRESETS", "replace_and_resample", "run_replacement",
+__all__ = ["ReplaceConfig", "REPLACE_PRESETS", "replace_and_resample", "run",
            "plot_replacement"]
 
 
@@ -78,8 +77,9 @@ class ReplaceConfig:
             raise ValueError(f"positions must be 'every' or 'centres', got {self.positions!r}")
 
     @classmethod
-    def from_preset(cls, preset: str) -> "ReplaceConfig":
-        return cls(**REPLACE_PRESETS[preset])
+    def from_preset(cls, preset: str, **overrides) -> "ReplaceConfig":
+        """The preset's options with ``overrides`` on top."""
+        return cls(**{**REPLACE_PRESETS[preset], **overrides})
 
 
 #: Options of each preset.
@@ -247,26 +247,14 @@ def replace_and_resample(model, tok, problems, rcfg: ReplaceConfig, *, seed: int
     return {"records": rec, "samples": samples}
 
 
-def _check_options(out: Path, rcfg: ReplaceConfig) -> dict:
-    opts = dataclasses.asdict(rcfg)
-    path = out / "experiment_config.json"
-    if path.exists():
-        if json.loads(path.read_text(encoding="utf-8")) != json.loads(json.dumps(opts)):
-            raise InputError("this folder holds a token-replacement run with different "
-                             "options; use a new --out to start another", path=path)
-    else:
-        path.write_text(json.dumps(opts, indent=1), encoding="utf-8")
-    return opts
-
-
 def _stage_replace(cfg, rcfg: ReplaceConfig, out: Path, labels: dict, say, progress) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from rlvr_boundary.lab.model import load_checkpoint
-    from rlvr_boundary.lab.run import eval_problems
+    from rlvr_boundary.lab.splits import audit_problems
 
-    problems = eval_problems(cfg)[:rcfg.prompts]
+    problems = audit_problems(cfg)[:rcfg.prompts]
     folder = out / "replacement"
     folder.mkdir(exist_ok=True)
     result = {}
@@ -289,19 +277,21 @@ def _stage_replace(cfg, rcfg: ReplaceConfig, out: Path, labels: dict, say, progr
     return result
 
 
-def run_replacement(cfg, out: Path, clock, say, progress) -> dict:
-    """Stages after the base: RL (as experiment 1), replacement, summary and figure."""
+def run(ctx, rcfg: ReplaceConfig) -> dict:
+    """Experiment 6: base and RL (as experiment 1), replacement, summary and figure."""
     from rlvr_boundary.analysis.replacement import replacement_effects
     from rlvr_boundary.io.results import write_result
-    from rlvr_boundary.lab import run as R
+    from rlvr_boundary.lab import stages as S
 
-    rcfg = ReplaceConfig.from_preset(cfg.preset)
+    cfg, out, clock, say, progress = ctx.cfg, ctx.out, ctx.clock, ctx.say, ctx.bars
     if rcfg.prompts > cfg.eval_prompts:
         raise InputError(f"prompts ({rcfg.prompts}) must be at most the run's eval_prompts "
                          f"({cfg.eval_prompts})", field="prompts")
-    opts = _check_options(out, rcfg)
+    opts = dataclasses.asdict(rcfg)
+    with clock.stage("pretrain"):
+        S.stage_base(ctx)
     with clock.stage("rl"):
-        steps = R._stage_rl(cfg, out, say, progress)
+        steps = S.stage_rl(ctx)
     last = f"step-{steps[-1]}"
     labels = {"base": out / "base", last: out / "rl" / last}
     with clock.stage("replace"):

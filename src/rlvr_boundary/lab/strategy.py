@@ -73,3 +73,52 @@ def strategy_view(F, base_counts, model_counts) -> dict:
     return {"strategies": list(T.STRATEGIES), "pi0": pi0, "pi": pi, "tilt": t, "beta": beta,
             "tv": res["tv"], "pass1_tilt": pass1(F, t), "pass1_measured": pass1(F, pi),
             "per_prompt_tv": float(np.mean(tvs)) if tvs else None}
+
+
+def cue_view(cue_index, counts) -> dict:
+    """Does a model choose its strategy by the prompt's cue (cued family)?
+
+    Parameters
+    ----------
+    cue_index
+        ``(X,)`` index (order of :data:`rlvr_boundary.lab.task.STRATEGIES`) of the
+        strategy each prompt's cue points to.
+    counts
+        ``(X, S)`` strategy counts per prompt (:func:`mixture_counts`).
+
+    Returns
+    -------
+    dict
+        ``following``: share of the named samples that use the cued strategy;
+        ``blind``: the share a prompt-blind policy with the same overall mixture
+        would reach, ``sum_x pi(s_cue(x)) / X`` weighted like ``following`` (the
+        global-tilt reading); ``by_cue``: the mixture given each cue;
+        ``mutual_information``: ``I(cue; strategy)`` in nats over the named samples
+        (0 for a prompt-blind policy, at most the cue's entropy).
+
+    Notes
+    -----
+    With ``n_{c,s}`` the named samples of cue ``c`` using strategy ``s`` and ``N``
+    their total, ``I = sum_{c,s} (n_{c,s}/N) log(n_{c,s} N / (n_{c.} n_{.s}))``.
+    """
+    names = list(T.STRATEGIES)
+    cue_index = np.asarray(cue_index, dtype=int)  # (X,)
+    counts = np.asarray(counts, dtype=np.float64)  # (X, S)
+    S = counts.shape[1]
+    joint = np.zeros((S, S))  # (cue, strategy)
+    for c in range(S):
+        joint[c] = counts[cue_index == c].sum(axis=0)
+    N = joint.sum()
+    if N == 0:
+        return {"following": None, "blind": None, "by_cue": {}, "mutual_information": None}
+    following = float(np.trace(joint) / N)
+    pi = joint.sum(axis=0) / N  # (S,) overall mixture
+    row = joint.sum(axis=1)  # (S,) named samples per cue
+    blind = float((row / N) @ pi)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = joint / N * np.log(joint * N / np.outer(row, joint.sum(axis=0)))
+    mi = float(np.nansum(np.where(joint > 0, terms, 0.0)))
+    by_cue = {names[c]: {names[s]: float(joint[c, s] / row[c]) for s in range(S)}
+              for c in range(S) if row[c] > 0}
+    return {"following": following, "blind": blind, "by_cue": by_cue,
+            "mutual_information": max(mi, 0.0)}

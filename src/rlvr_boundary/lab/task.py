@@ -1,9 +1,14 @@
-"""The lab's task family: "make t from a b c", with three readable strategies.
+"""The lab's task: "make t from a b c", with three readable strategies, in two families.
 
 A prompt gives three digits a, b, c (1..9) and a target digit t and asks for an
 expression over a, b, c (in that order) whose value ends in t::
 
     make 9 from 7 8 4:
+
+In the ``cued`` family the prompt also carries a cue word, fixed by the
+strategy the prompt was built from (:data:`CUES`)::
+
+    make 9 from 7 8 4 ox:
 
 A completion names one of three strategies, works it out digit by digit, and
 commits to an expression::
@@ -45,6 +50,19 @@ The prompt distribution draws the gold strategy from ``GOLD_MIX`` (add is right
 most often, sub least), so the pass@1-optimal shift is towards ``add`` and the
 sub-only prompts are the ones RL gives up.
 
+The two families
+----------------
+``plain`` (the tilt case): the prompt alone, as above. ``cued``: the same
+prompts (the same digits, targets and fitness matrix) with one more word, the
+cue of the gold strategy (``ox`` for add, ``elk`` for mul, ``yak`` for sub). The
+gold strategy always solves its prompt, so a policy that reads the cue solves
+every prompt at pass@1: a prompt-conditional policy a tiny model can learn (one
+token decides it). The cue words are arbitrary, not the strategy names, so the
+mapping has to be learned from the reward. Pretraining traces still draw their
+strategy independently of the prompt, so the base ignores the cue; whether RL
+learns it (per-prompt strategy choice) or tilts the global mixture is what the
+family measures.
+
 References
 ----------
 The shared-strategy model and exponential tilt: "No Free Lunch in RLVR: every
@@ -63,6 +81,8 @@ __all__ = [
     "STRATEGIES",
     "GOLD_MIX",
     "PRETRAIN_MIX",
+    "CUES",
+    "TASKS",
     "Problem",
     "Parsed",
     "apply",
@@ -71,6 +91,7 @@ __all__ = [
     "make_problems",
     "eval_split",
     "parse",
+    "problem_of_id",
     "prompt_text",
     "trace",
     "verify",
@@ -86,21 +107,36 @@ GOLD_MIX: dict[str, float] = {"add": 0.6, "mul": 0.25, "sub": 0.15}
 #: The strategy mixture of the pretraining traces (independent of the prompt).
 PRETRAIN_MIX: dict[str, float] = {"add": 0.4, "mul": 0.35, "sub": 0.25}
 
+#: Cue word of each strategy in the ``cued`` family (arbitrary words, one token each).
+CUES: dict[str, str] = {"add": "ox", "mul": "elk", "sub": "yak"}
+_STRATEGY_OF_CUE = {cue: name for name, cue in CUES.items()}
+
+#: The task families: plain (no cue; the tilt case) and cued (the gold strategy's cue).
+from rlvr_boundary.lab.registry import TASKS  # noqa: E402  (the registry owns the names)
+
 DIGITS = range(1, 10)
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One prompt: digits a, b, c and the target last digit t."""
+    """One prompt: digits a, b, c, the target last digit t and, in the cued family, a cue."""
 
     a: int
     b: int
     c: int
     t: int
+    cue: str | None = None
+    """Cue word of the gold strategy (:data:`CUES`), or None in the plain family."""
 
     @property
     def prompt_id(self) -> str:
-        return f"{self.a}{self.b}{self.c}-{self.t}"
+        base = f"{self.a}{self.b}{self.c}-{self.t}"
+        return base if self.cue is None else f"{base}-{self.cue}"
+
+    @property
+    def cued_strategy(self) -> str | None:
+        """The strategy the cue points to (None without a cue)."""
+        return None if self.cue is None else _STRATEGY_OF_CUE[self.cue]
 
     @property
     def prompt(self) -> str:
@@ -135,8 +171,29 @@ def _value(a: int, ops: tuple[str, str], b: int, c: int) -> int:
 
 
 def prompt_text(p: Problem) -> str:
-    """The prompt string of a problem."""
-    return f"make {p.t} from {p.a} {p.b} {p.c}:"
+    """The prompt string of a problem.
+
+    >>> prompt_text(Problem(7, 8, 4, 9)), prompt_text(Problem(7, 8, 4, 9, "ox"))
+    ('make 9 from 7 8 4:', 'make 9 from 7 8 4 ox:')
+    """
+    cue = "" if p.cue is None else f" {p.cue}"
+    return f"make {p.t} from {p.a} {p.b} {p.c}{cue}:"
+
+
+_ID = re.compile(r"^([1-9])([1-9])([1-9])-([0-9])(?:-([a-z]+))?$")
+
+
+def problem_of_id(prompt_id: str) -> Problem:
+    """The problem of a ``prompt_id`` (``"784-9"`` or ``"784-9-ox"``); ValueError otherwise.
+
+    >>> problem_of_id("784-9-ox")
+    Problem(a=7, b=8, c=4, t=9, cue='ox')
+    """
+    m = _ID.match(str(prompt_id))
+    if m is None or (m.group(5) is not None and m.group(5) not in _STRATEGY_OF_CUE):
+        raise ValueError(f"not a lab prompt id: {prompt_id!r}")
+    a, b, c, t = (int(m.group(i)) for i in range(1, 5))
+    return Problem(a, b, c, t, m.group(5))
 
 
 def trace(p: Problem, strategy: str) -> str:
@@ -215,11 +272,14 @@ def _check_mix(mix: dict[str, float]) -> np.ndarray:
 
 
 def make_problems(count: int, rng: np.random.Generator, *, gold_mix=None,
-                  triples=None) -> list[Problem]:
+                  triples=None, cued: bool = False) -> list[Problem]:
     """Draw ``count`` problems: digits uniform, target from a gold strategy ~ ``gold_mix``.
 
     ``triples`` restricts the digits to a given list of (a, b, c) (a train or
-    evaluation split). Problems may repeat.
+    evaluation split). ``cued`` adds the gold strategy's cue word (the cued
+    family); the random draws are the same either way, so the two families
+    share their digits, targets and fitness matrix draw for draw. Problems may
+    repeat.
     """
     w = _check_mix(GOLD_MIX if gold_mix is None else gold_mix)
     ops = list(STRATEGIES.values())
@@ -228,17 +288,20 @@ def make_problems(count: int, rng: np.random.Generator, *, gold_mix=None,
     idx = rng.integers(0, len(pool), size=count)
     gold = rng.choice(len(ops), size=count, p=w)
     out = []
+    names = list(STRATEGIES)
     for (a, b, c), g in zip(pool[idx], gold):
         a, b, c = int(a), int(b), int(c)
-        out.append(Problem(a, b, c, _value(a, (ops[g], ops[g]), b, c)))
+        out.append(Problem(a, b, c, _value(a, (ops[g], ops[g]), b, c),
+                           CUES[names[g]] if cued else None))
     return out
 
 
 def eval_split(n_eval: int, seed: int = 0) -> tuple[list[tuple], list[tuple]]:
     """Split the 729 digit triples into (train, eval) lists, eval of size ``n_eval``.
 
-    RL trains on problems over the train triples; the audit samples problems over
-    the held-out triples, so a gain cannot come from memorising prompts.
+    Pretraining, the tokenizer and RL draw their problems from the train
+    triples; the audit samples problems over the held-out triples only, so no
+    audited prompt is ever trained on (:mod:`rlvr_boundary.lab.splits`).
     """
     triples = [(a, b, c) for a in DIGITS for b in DIGITS for c in DIGITS]
     if not 1 <= n_eval < len(triples):
