@@ -1,4 +1,4 @@
-"""End to end: ``lab run --preset quick --experiment distillation | token-replacement`` (mechanics)."""
+"""End to end: ``lab run --preset quick --experiment ...`` for the experiments other than narrowing (mechanics)."""
 
 from __future__ import annotations
 
@@ -257,3 +257,34 @@ def json_of(path):
     import json
 
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_monitor_looks_at_every_checkpoint_and_agrees_with_its_stored_looks(tmp_path):
+    """The monitored experiment: one look per RL checkpoint at the corrected level, the
+    alarm step equal to the first look whose band supports the rule's loss, each look's
+    counts equal to its stored samples, and a rerun that samples nothing again."""
+    import pyarrow.parquet as pq
+
+    from rlvr_boundary.cli import main
+    from rlvr_boundary.io.results import read_result
+
+    out = tmp_path / "monitor"
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "monitor",
+                 "--out", str(out)]) == 0
+    doc = read_result(out / "lab_result.json", kind="lab-run")
+    sec = doc["monitor"]
+    assert [x["step"] for x in sec["looks"]] == [3, 6]  # the quick preset's checkpoints
+    assert [x["alpha_look"] for x in sec["looks"]] == pytest.approx([0.025, 0.025])
+    K = 8  # the quick preset's rule: stop:loss>=8
+    fires = [x["step"] for x in sec["looks"] if any(k >= K for k in x["look_loss_budgets"])]
+    assert sec["first_alarm_step"] == (fires[0] if fires else None)
+    for x in sec["looks"]:
+        assert bool(x["fired"]) == (x["step"] in fires)
+        t = pq.read_table(out / "monitor" / "rollouts" / f"part-step-{x['step']}.parquet")
+        correct = np.array(t.column("correct").to_pylist(), float)
+        assert t.num_rows == 8 * doc["n_problems"]  # n = 8 samples per audited problem
+        assert x["pass_at_1"] == pytest.approx(correct.mean(), abs=1e-12)
+    stamp = {p: p.stat().st_mtime_ns for p in (out / "monitor").rglob("*.parquet")}
+    assert main(["lab", "run", "--preset", "quick", "--experiment", "monitor",
+                 "--out", str(out)]) == 0
+    assert {p: p.stat().st_mtime_ns for p in (out / "monitor").rglob("*.parquet")} == stamp

@@ -49,9 +49,10 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     (tmp / "manifest.json").write_text(json.dumps(man, indent=1), encoding="utf-8")
     keep = ("options", "task", "pass_at_1", "pass_at_K", "k_star", "loss_supported_at_K",
             "pass_at_1_by_checkpoint", "final_checkpoint", "n_problems", "n_samples", "strategy",
-            "versions", "tool_version", "schema_version")
-    (tmp / "expected.json").write_text(json.dumps({k: doc[k] for k in keep if k in doc}, indent=1),
-                                       encoding="utf-8")
+            "tool_version", "schema_version")
+    expected = {k: doc[k] for k in keep if k in doc}
+    expected["versions"] = doc["lab_versions"]  # the run's environment
+    (tmp / "expected.json").write_text(json.dumps(expected, indent=1), encoding="utf-8")
     o = doc["options"]
     (tmp / "README.md").write_text(
         "# Lab example: a tiny model before and after GRPO\n\n"
@@ -63,7 +64,7 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
         "problems.\n\n"
         "Source: synthetic task and models trained from scratch by rlvr-boundary's lab "
         "(Apache-2.0); no external data. Library versions: "
-        + ", ".join(f"{k} {v}" for k, v in doc["versions"].items() if k in
+        + ", ".join(f"{k} {v}" for k, v in doc["lab_versions"].items() if k in
                     ("python", *V.PACKAGES)) + ".\n\n"
         "Regenerate (seeded; the numbers in expected.json are re-derived by the tests):\n\n"
         "    rlvr-boundary lab run --preset full --out lab-full "

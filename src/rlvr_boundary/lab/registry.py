@@ -75,6 +75,10 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
                "replace a token at a relative position, resample the rest, measure the "
                "change in accuracy by position and perplexity group (plain task only)",
                f"{_LAB}.replace:run", f"{_LAB}.replace:ReplaceConfig", tasks=("plain",)),
+    Experiment("monitor",
+               "narrowing with the boundary monitor at every RL checkpoint (a smaller "
+               "sample at a level corrected for the looks), checked against the full audit",
+               f"{_LAB}.monitored:run", f"{_LAB}.monitored:MonitoredConfig"),
 )}
 
 

@@ -555,7 +555,10 @@ def run_summary(ctx: Context, audit: dict, labels: dict) -> dict:
     doc = {"experiment": cfg.experiment, "task": cfg.task,
            **audit_summary(cfg, audit, last),
            "strategy": strategy_section(cfg, [ctx.out / "rollouts"]),
-           "versions": V.installed(), "timings": ctx.clock.data}
+           # The run's environment (Python, the libraries the numbers depend on, the
+           # machine); the envelope's "versions" holds the libraries the result was
+           # computed with.
+           "lab_versions": V.installed(), "timings": ctx.clock.data}
     doc["headline"] = headline(doc, cfg.preset)
     return doc
 
