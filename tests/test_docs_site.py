@@ -110,7 +110,10 @@ def test_mkdocs_build_strict(tmp_path):
                    for p in (tmp_path / "site").rglob("index.html"))
     md = sorted(str(p.relative_to(DOCS).with_suffix("")) for p in DOCS.rglob("*.md"))
     api = mkdocs_config()["extra"]["api"]
-    want = sorted(["." if m == "index" else m for m in md] + [f"api/{t}" for t in api])
+    # index.md and a folder's README.md are the folder's page (mkdocs makes them index.html)
+    folder = {m: m.rsplit("/", 1)[0] for m in md if m.endswith("/README")}
+    want = sorted(["." if m == "index" else folder.get(m, m) for m in md]
+                  + [f"api/{t}" for t in api])
     assert pages == want
     report = (tmp_path / "site" / "report" / "index.html").read_text(encoding="utf-8")
     assert "blob/main/README.md#compare-a-trained-checkpoint-with-its-base" in report

@@ -270,7 +270,9 @@ def test_math_grading_runs_in_worker_processes(tmp_path):
                {"prompt_id": "b", "prompt": "half", "gold": "\\frac{1}{2}"}]
     ids = np.array(["a", "b"], dtype=object)
     opts = MonitorOptions(n=2, looks=1, bootstrap=100)
-    with BoundaryMonitor(prompts, "math", tmp_path / "m", opts,
+    # A generous hard timeout: the verdicts, not the machine's speed, are under test (a
+    # first math-verify parse took over 10 s on a loaded machine and became "timeout").
+    with BoundaryMonitor(prompts, "math", tmp_path / "m", opts, timeout=300,
                          base=Counts("base", ids, np.array([2, 2]), np.array([1, 1]))) as mon:
         doc = mon.step(1, samples=[
             {"prompt_id": "a", "text": "so \\boxed{2}"}, {"prompt_id": "a", "text": "\\boxed{3}"},
