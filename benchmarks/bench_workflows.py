@@ -25,11 +25,8 @@ import argparse
 import json
 import os
 import platform
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,18 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 VOLATILE = {"created", "tool_version", "versions"}
 
 
-def run(cmd: list[str], env: dict) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system of the child) of one process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_cli import run  # noqa: E402  (wall and CPU seconds of one process)
 
 
 def commands(tmp: Path, tag: str) -> dict[str, list[str]]:
