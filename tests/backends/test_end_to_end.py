@@ -4,7 +4,6 @@ score --before writes where-learning-landed; sample --match-entropy-of records t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -16,7 +16,7 @@ from rlvr_boundary.cli import main
 from rlvr_boundary.analysis.aligned import align
 from rlvr_boundary.io.rollouts import reduce_counts, write_rollouts
 from rlvr_boundary.report.html import SECTIONS
-from tests.report.fixtures import EVIL, synthetic_rollouts
+from tests.report.fixtures import synthetic_rollouts
 
 
 @pytest.fixture(scope="module")

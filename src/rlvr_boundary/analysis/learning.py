@@ -33,7 +33,6 @@ mean token entropy at a temperature.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 
