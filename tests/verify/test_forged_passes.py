@@ -147,3 +147,6 @@ def test_the_command_line_grades_the_reproduction_of_the_report_wrong(tmp_path):
     summary = json.loads((tmp_path / "res.json").read_text())
     summary = summary.get("result", summary)
     assert summary["check_modes"] == {"outside": 5, "in-process": 1}
+    # and the console says where the verdicts were made, in words
+    assert ("where the verdicts were made: 1 inside the program's process (its tests need "
+            "its objects), 5 outside the program's process") in " ".join(r.stdout.split())

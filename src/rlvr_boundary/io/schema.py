@@ -40,6 +40,9 @@ ROLLOUT_COLUMNS: tuple[Column, ...] = (
     Column("answer", pa.string(), False, "Extracted final answer in canonical form; null if none."),
     Column("correct", pa.bool_(), True, "Verdict of the verifier."),
     Column("verify_status", pa.string(), False, "One of: " + ", ".join(VERIFY_STATUSES) + "."),
+    Column("check_mode", pa.string(), False,
+           "Code grading: where the verdict was made, 'outside' the program's process or "
+           "'in-process' (tests that need the program's own objects); null for math."),
     # generation facts
     Column("finish_reason", pa.string(), False, "Engine finish reason (stop, length, ...)."),
     Column("num_tokens", pa.int64(), False, "Number of generated tokens."),

@@ -109,6 +109,9 @@ class VerifyResult(TypedDict):
     disagreement: A[dict[str, Any], "disagreement with the reference backend by answer type, "
                                     "with examples (several backends)", OPTIONAL]
     isolation: A[dict[str, Any], "what isolated the code runs (code)", OPTIONAL]
+    check_modes: A[dict[str, int], "code: completions per check_mode (outside: the verdict "
+                                   "made outside the program's process; in-process)",
+                   OPTIONAL]
     already_complete: A[bool, "the output was finished before: nothing graded", OPTIONAL]
     output: A[str, "the graded table"]
 

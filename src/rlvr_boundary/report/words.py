@@ -784,6 +784,12 @@ def learning_console(doc: dict) -> list:
     return [learning_brief(doc), learning_sentence(doc)]
 
 
+#: What each code-grading check mode means, for a person.
+CHECK_MODE_WORDS = {"outside": "outside the program's process",
+                    "in-process": "inside the program's process (its tests need its objects)",
+                    "none": "not recorded (the grading job itself failed or timed out)"}
+
+
 def verify_console(doc: dict) -> list:
     """What a person reads after ``verify``: totals, statuses, each backend's known limits,
     and per answer type how often several backends disagree (with examples)."""
@@ -793,6 +799,10 @@ def verify_console(doc: dict) -> list:
     out: list = [f"graded {doc['rows']} samples with {doc['verifier']} in "
                  f"{doc['seconds']:.1f} s: {doc['correct']} correct; statuses: "
                  + ", ".join(f"{k} {v}" for k, v in sorted(doc["statuses"].items()))]
+    modes = doc.get("check_modes")
+    if modes:
+        out.append("where the verdicts were made: " + ", ".join(
+            f"{n} {CHECK_MODE_WORDS.get(m, m)}" for m, n in sorted(modes.items())))
     for b, limits in (doc.get("known_limits") or {}).items():
         out.append(_styled((f"known limits of {b}: " + "; ".join(limits), "dim")))
     dis = doc.get("disagreement")
