@@ -542,20 +542,20 @@ def band_tasks(quick: bool) -> list[tuple]:
     return tasks
 
 
-def extrapolation_tasks(quick: bool) -> list[tuple]:
-    subs = 3 if quick else 200
+def extrapolation_tasks(quick: bool, subs: int = 200) -> list[tuple]:
+    subs = 3 if quick else subs
     sizes = [16] if quick else [8, 16, 32]
     tasks = [("extrapolation", "deepscaler", (m, subs, None)) for m in sizes]
     tasks += [("extrapolation", "deepscaler", (16, subs, 100))]
-    tasks += [("extrapolation", "heavy", (500, 16, 0.2, 1024, 2 if quick else 200))]
+    tasks += [("extrapolation", "heavy", (500, 16, 0.2, 1024, 2 if quick else subs))]
     if not quick:
-        tasks += [("extrapolation", "heavy", (300, 8, 0.25, 512, 200))]
+        tasks += [("extrapolation", "heavy", (300, 8, 0.25, 512, subs))]
     tasks += [("extrapolation", "seeds", (16,))]
     return tasks
 
 
-def plan_tasks(quick: bool) -> list[tuple]:
-    pilots, sims, studies = (1, 60, 60) if quick else (5, 400, 400)
+def plan_tasks(quick: bool, pilots: int = 5, studies: int = 400) -> list[tuple]:
+    pilots, sims, studies = (1, 60, 60) if quick else (pilots, studies, studies)
     return [("plan", "scenario", (name, pilots, sims, studies))
             for name in ("gain", "loss", "both")]
 
@@ -774,6 +774,12 @@ def main(argv=None) -> int:
     ap.add_argument("--parts", nargs="+", default=["band", "extrapolation", "plan"],
                     choices=["band", "extrapolation", "plan"])
     ap.add_argument("--workers", type=int, default=2, help="processes (at most 2 on this machine)")
+    ap.add_argument("--subsamples", type=int, default=200,
+                    help="extrapolation cases per row (200; fewer widen every share's Monte "
+                         "Carlo error, which the table prints)")
+    ap.add_argument("--pilots", type=int, default=5, help="plan: pilots per scenario (5)")
+    ap.add_argument("--studies", type=int, default=400,
+                    help="plan: simulated studies behind each stated and realised power (400)")
     ap.add_argument("--no-write", action="store_true", help="print the tables only")
     ap.add_argument("--docs", type=Path, help="write the table into this file instead")
     ap.add_argument("--data", type=Path, help="write the data module to this file instead")
@@ -786,9 +792,9 @@ def main(argv=None) -> int:
             set(args.parts) != {"band", "extrapolation", "plan"}:
         raise SystemExit("the data module holds every part: run them all, or pass --no-write")
     if "extrapolation" in args.parts:  # the longest tasks first, so two workers end together
-        tasks += extrapolation_tasks(args.quick)
+        tasks += extrapolation_tasks(args.quick, args.subsamples)
     if "plan" in args.parts:
-        tasks += plan_tasks(args.quick)
+        tasks += plan_tasks(args.quick, args.pilots, args.studies)
     if "band" in args.parts:
         tasks += band_tasks(args.quick)
     t0, c0 = time.perf_counter(), time.process_time()
@@ -810,7 +816,11 @@ def main(argv=None) -> int:
     if "plan" in results:
         table += [""] + plan_table(results["plan"])
     print("\n".join(table))
-    meta = {"command": "python benchmarks/calibration.py" + (" --quick" if args.quick else ""),
+    sizes = [f"--{k} {v}" for k, v, d in (("subsamples", args.subsamples, 200),
+                                          ("pilots", args.pilots, 5),
+                                          ("studies", args.studies, 400)) if v != d]
+    meta = {"command": " ".join(["python benchmarks/calibration.py",
+                                 *(["--quick"] if args.quick else []), *sizes]),
             "date": _dt.date.today().isoformat(), "cpu_s": round(cpu), "workers": args.workers,
             "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}, "
                        f"numpy {np.__version__}"}
