@@ -765,7 +765,19 @@ def sample_console(doc: dict) -> list:
             f"{doc['shards']} shards; drew {doc['generated_now']} now"
             + (f" at {rate:.1f} samples/s" if rate else "")
             + (f", {doc['resumed_from']} kept from an earlier run" if doc["resumed_from"]
-               else "")]
+               else "")] + no_logprobs_console(doc)
+
+
+def no_logprobs_console(doc: dict) -> list:
+    """Say so when samples came back without logprobs (their token summaries are NaN)."""
+    bare = doc.get("without_token_summaries") or 0
+    if not bare:
+        return []
+    return [_styled((
+        f"{bare} of {doc['generated_now']} samples drawn now have no token summaries "
+        "(entropy_mean, rbf_mean, log_ppl are NaN): the server returned no logprobs. Texts and "
+        "grades are unaffected; for token statistics use a server that returns logprobs "
+        "(vLLM, SGLang) with --logprobs K, or the transformers backend", "yellow"))]
 
 
 def score_sentence(summary: dict, label: str) -> str:
