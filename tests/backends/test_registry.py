@@ -77,3 +77,17 @@ def test_sample_cli_runs_torch_on_one_thread_by_default(tiny_model, tmp_path):
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_loading_a_model_prints_no_weights_bar(tiny_model, tmp_path, capfd):
+    """transformers' "Loading weights" bar showed on every sample/score run."""
+    import transformers.utils.logging as tl
+
+    from rlvr_boundary.backends import get_backend
+
+    assert tl.is_progress_bar_enabled()
+    capfd.readouterr()
+    get_backend("transformers", model=str(tiny_model), num_threads=1)
+    got = capfd.readouterr()
+    assert "Loading weights" not in got.err + got.out
+    assert tl.is_progress_bar_enabled()  # restored for the library's other callers
