@@ -30,6 +30,7 @@ SECTIONS = [
     ("strategies", "Strategies"),
     ("regressions", "Most regressed and improved problems"),
     ("lucky", "Lucky-guess review list"),
+    ("glossary", "Glossary"),
     ("provenance", "Provenance"),
 ]
 
@@ -62,6 +63,8 @@ pre.sample{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:
 padding:.5em;max-height:22em;overflow:auto;font-size:.82em}
 .ok{color:#00734d}.bad{color:#b33c00}figure{margin:.8em 0}figure svg{max-width:100%;height:auto}
 details{margin:.4em 0}summary{cursor:pointer}
+abbr[title]{text-decoration:underline dotted;cursor:help}p.plain{font-size:1.02em}
+p.evidence{font-size:.9em;color:#333}
 """
 
 
@@ -84,8 +87,21 @@ def _f(x, digits: int = 4) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
+def term(name: str, label: str | None = None) -> str:
+    """``label`` (default ``name``) with the glossary's definition of ``name`` on hover."""
+    text = esc(name if label is None else label)
+    if name not in W.GLOSSARY:
+        return text
+    return f'<abbr title="{esc(W.GLOSSARY[name])}">{text}</abbr>'
+
+
+class Html(str):
+    """Markup that is already safe (a header cell made by :func:`term`): not escaped again."""
+
+
 def _table(header: list[str], rows: list[list], left: int = 1) -> str:
-    th = "".join(f'<th class="{"l" if i < left else ""}">{esc(h)}</th>' for i, h in enumerate(header))
+    th = "".join(f'<th class="{"l" if i < left else ""}">'
+                 f'{h if isinstance(h, Html) else esc(h)}</th>' for i, h in enumerate(header))
     body = "".join("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
                                     for i, c in enumerate(r)) + "</tr>" for r in rows)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
@@ -140,6 +156,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "strategies": _strategies(audit, svgs),
         "regressions": _regressions(audit, texts),
         "lucky": _lucky(audit, texts),
+        "glossary": _glossary(),
         "provenance": _provenance(provenance, options, figure_files),
     }
     # A section whose body is None was not asked for (--cluster-by, --extrapolate, ...).
@@ -152,12 +169,22 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
     return "\n".join(parts)
 
 
+def _glossary() -> str:
+    """Every term once, as one table (the same definitions show on hover in the tables)."""
+    rows = [[f'<dfn id="g-{re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")}">{esc(t)}</dfn>',
+             esc(d)] for t, d in W.GLOSSARY.items()]
+    return ("<p>Terms used on this page; hover a dotted-underlined heading for its "
+            "definition.</p>" + _table(["term", "meaning"], rows, 2))
+
+
 def _summary(a: dict) -> str:
     parts = []
     for m, res in a["comparisons"].items():
         parts.append(f'<div class="verdict"><p class="headline"><b>{esc(m)}</b>: '
-                     f'{esc(W.headline(res))}</p><p>{esc(W.explanation(res))}</p>'
-                     f'<p>{esc(W.support_sentence(a, m))}</p></div>')
+                     f'{esc(W.headline(res))}</p>'
+                     f'<p class="plain">{esc(W.plain_summary(a, m))}</p>'
+                     f'<p class="evidence">The evidence: {esc(W.explanation(res))} '
+                     f'{esc(W.support_sentence(a, m))}</p></div>')
     note = W.one_sample_note(max(v["max"] for v in a["n_samples"].values()))
     if note:
         parts.append(f'<p class="missing">{esc(note)}</p>')
@@ -198,29 +225,32 @@ def _difference(a: dict, svgs: dict) -> str:
         fl = r.get("first_loss_set")
         rows.append([esc(m), W.pts(r["diff"][0]),
                      esc(r["k_star"]) if r["k_star"] is not None else "none on the grid",
-                     f"{r['n_crossings']}, at most {r['crossing_bound']}",
+                     str(r["n_crossings"]),
                      (f"{W.pts(r['price'], False)} at k = {r['price_k']}" if r["price"] > 0
                       else "none"),
                      esc(_ranges(r.get("gain_budgets") or [])),
                      esc(_ranges(r.get("loss_budgets") or [])),
                      (f"{fl[0]}–{fl[1] if fl[1] is not None else 'beyond the grid'}" if fl
                       else "–"),
-                     (f"{W.pts(r['delta_se'])} (K = {r['delta_se_K']})"
-                      if r.get("delta_se") is not None else "–"),
+                     esc(W.delta_se_cell(r) or "–"),
                      (f"k* {_kci(ks_ci[0])}–{_kci(ks_ci[1])}; price "
                       f"{W.pts(pr_ci[0], False)}–{W.pts(pr_ci[1], False)} points"
                       if ks_ci and pr_ci else "–")])
-    out.append(_table(["checkpoint", "Δpass@1 (points)", "k*", "crossings, bound",
-                       "price (points)", "supported gain k", "supported loss k",
-                       "first-loss set", "Δ_SE (points)", "bootstrap 95% interval"], rows))
+    out.append(_table(["checkpoint", Html(term("D(k)", "Δpass@1 (points)")), Html(term("k*")),
+                       Html(term("crossings")), Html(term("price", "price (points)")),
+                       Html(term("supported gain", "supported gain k")),
+                       Html(term("supported loss", "supported loss k")),
+                       Html(term("first-loss set")),
+                       Html(term("Delta_SE", "sampling-efficiency gap (points, not a gain)")),
+                       "bootstrap 95% interval"], rows))
     for m, r in a["comparisons"].items():
         sentence = W.band_sentence(r)
         if sentence:
             out.append(f"<p>{esc(m)}: {esc(sentence)}</p>")
-    for m, r in a["comparisons"].items():
-        if r.get("band"):
-            out.append(f"<p class=\"note\">{esc(m)}: {esc(r['band']['method'])}. "
-                       f"{esc(W.crossings_sentence(r))}</p>")
+    methods = sorted({r["band"]["method"] for r in a["comparisons"].values() if r.get("band")})
+    if methods:
+        out.append(f'<p class="note">{esc("; ".join(methods))}. '
+                   f'{esc(W.crossings_overview(a["comparisons"]))}</p>')
     return "".join(out)
 
 
@@ -447,7 +477,8 @@ def _support(a: dict) -> str:
     s = a["support"]
     if not s["problem"]:
         return _missing("Support dynamics need a base and at least one checkpoint.")
-    head = ["checkpoint", "P", "E", "S", "O", "SRR", "NDR", "SDS", "NSCR"]
+    head = ["checkpoint", "P", "E", "S", "O",
+            *[Html(term(t)) for t in ("SRR", "NDR", "SDS", "NSCR")]]
 
     def row(m, d):
         return [esc(m), *[str(d[k]) if isinstance(d[k], int) else _f(d[k], 1) for k in "PESO"],
@@ -455,9 +486,14 @@ def _support(a: dict) -> str:
 
     out = [f"<p>Empirical support at K = {s['K']}: a problem is in a model's support when some "
            f"correct sample is found within K draws with probability at least 1 − ζ = "
-           f"{1 - s['zeta']:g} (ε = 1 − ζ^(1/K) = {s['epsilon']:.4f}). P preserved, E expanded "
-           "(only the checkpoint), S shrunk (only the base), O outside both. SRR = P/(P+S), "
-           "NDR = E/(P+E), SDS their harmonic mean, NSCR = (E−S)/(P+E+S).</p>",
+           f"{1 - s['zeta']:g}: its success rate per sample must be at least the "
+           f"{term('support epsilon', 'support epsilon')} ε = 1 − ζ^(1/K) = {s['epsilon']:.4f}. "
+           "P preserved (both models), E expanded (only the checkpoint), S shrunk (only the "
+           "base), O outside both. In plain words: SRR is the share of the base's problems the "
+           "checkpoint keeps (1 = lost none); NDR the share of the checkpoint's problems that are "
+           "new (0 = found nothing new); SDS combines the two (their harmonic mean); NSCR is the "
+           "net change, above 0 the support grew, below 0 it shrank. Formulas: SRR = P/(P+S), "
+           "NDR = E/(P+E), SDS = 2 SRR NDR/(SRR + NDR), NSCR = (E−S)/(P+E+S).</p>",
            _table(head, [row(m, d) for m, d in s["problem"].items()])]
     for m, d in s["problem"].items():
         for region, label in (("E", "expanded"), ("S", "shrunk")):

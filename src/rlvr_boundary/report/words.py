@@ -40,8 +40,11 @@ GLOSSARY = {
           "starts to solve fewer problems than its base.",
     "price": "The largest loss of the trained model against the base over the budget grid, "
              "max over k of max(0, -D(k)), in points: what the pass@1 gain cost at large k.",
-    "Delta_SE": "The sampling-efficiency gap: pass@K of the base minus pass@1 of the trained "
-                "model (K = 256 when the grid has it), in points.",
+    "Delta_SE": "The sampling-efficiency gap, not a gain: pass@K of the base minus pass@1 of "
+                "the trained model (K = 256, or the largest budget of the grid below it), in "
+                "points. It says how far one attempt of the trained model falls short of what "
+                "the base reaches with K attempts; smaller is better, and it stays large when "
+                "RL gained nothing at K.",
     "band": "The simultaneous confidence band of D(k): it covers every budget of the grid at "
             "once with the stated level (a Gaussian-multiplier sup-t band over prompts, or "
             "clusters and runs).",
@@ -51,6 +54,10 @@ GLOSSARY = {
                       "there.",
     "first-loss set": "The budgets where RL first becomes truly worse lie between the first "
                       "budget that is not a supported gain and the first supported loss.",
+    "crossings": "How many times the two pass@k curves change order on the budget grid. For "
+                 "the model curves 1 - (1 - p)^k the number of crossings is at most the number "
+                 "of sign changes of the per-problem differences (the generalized Descartes "
+                 "rule of signs); the unbiased curves follow that bound only approximately.",
     "support": "A model supports a problem when it finds a correct answer within a budget K: "
                "its success probability exceeds epsilon = 1 - zeta^(1/K) (Wu et al., \"The "
                "Invisible Leash\", arXiv 2507.14843).",
@@ -186,6 +193,98 @@ def crossings_sentence(res: dict) -> str:
             + f"{res['crossing_bound']} time{'s' if res['crossing_bound'] != 1 else ''}, by the "
             "generalized Descartes rule of signs; the unbiased finite-n curves are not "
             "exponential sums, so the bound applies to them only approximately.")
+
+
+def plain_summary(audit: dict, m: str) -> str:
+    """One paragraph in plain words for checkpoint ``m``: what RL bought at small k, what it
+    cost at large k, how sure, and what to do. Read first on the page and in the app."""
+    res = audit["comparisons"][m]
+    base = res["models"]["base"]
+    ks = list(res["ks"])
+    p_base, p_rl = res["pass_at_k"][base][0], res["pass_at_k"][m][0]
+    gains, losses = res.get("gain_budgets") or [], res.get("loss_budgets") or []
+    band = res.get("band")
+    d1 = res["diff"][0]
+    who = f"with {'one attempt' if ks[0] == 1 else f'{ks[0]} attempts'} per problem"
+    bought = (f"What RL bought: {who}, {m} solves {p_rl:.1%} of the problems against "
+              f"{p_base:.1%} for {base}, {pts(abs(d1), False)} points "
+              f"{'more' if d1 > 0 else 'fewer' if d1 < 0 else 'either way'}")
+    if band is None:
+        bought += " (one prompt: no band, so no verdict)."
+    elif ks[0] in gains:
+        bought += ", a gain the band supports."
+    elif ks[0] in losses:
+        bought += ", a loss the band supports."
+    else:
+        bought += ", too close to call at this sample size."
+    if losses and (not gains or losses[0] > ks[0]):
+        cost = (f"What it cost: from k = {losses[0]} attempts on it solves fewer problems than "
+                f"{base} (supported), by up to {pts(res['price'], False)} points at k = "
+                f"{res['price_k']}.")
+    elif res["price"] > 0:
+        cost = (f"What it cost: it falls behind by up to {pts(res['price'], False)} points at "
+                f"k = {res['price_k']}, but no loss is supported up to k = {ks[-1]}.")
+    else:
+        cost = f"What it cost: nothing measurable; it is never behind up to k = {ks[-1]}."
+    t = (audit.get("coverage") or {}).get("table_2x2", {}).get(m)
+    if t is not None:
+        cost += (f" At K = {audit['K']} attempts it solves {t['rl_only']} problem"
+                 f"{'s' if t['rl_only'] != 1 else ''} {base} cannot and misses "
+                 f"{t['base_only']} that {base} solves.")
+    if band is None:
+        sure = "How sure: not at all; a verdict needs more than one prompt."
+    else:
+        sure = (f"How sure: each 'supported' holds at {band['level']:.0%} for every budget at "
+                f"once (prompts are the sampling unit, {res['n_prompts']} of them)")
+        ci = res.get("bootstrap_ci") or {}
+        ks_ci = (ci.get("k_star") or {}).get("ci")
+        if ks_ci and res["k_star"] is not None:
+            hi = f"beyond {ks[-1]}" if ks_ci[1] is None else f"{ks_ci[1]:g}"
+            lo = f"beyond {ks[-1]}" if ks_ci[0] is None else f"{ks_ci[0]:g}"
+            sure += (f"; the budget where it falls behind, k* = {res['k_star']}, lies "
+                     + (f"at {lo}" if lo == hi else f"between {lo} and {hi}")
+                     + f" with {1 - ci['alpha']:.0%} confidence")
+        sure += "."
+    if band is None:
+        todo = "What to do: evaluate on more problems."
+    elif gains and losses:
+        todo = (f"What to do: use {m} where one or a few attempts count; where you sample "
+                f"k >= {losses[0]} attempts and keep the best, {base} does better. To keep the "
+                "large-k coverage while training, see the pass@k-preserving advantage shaping "
+                "of rlvr_boundary.shaping, or pick an earlier checkpoint.")
+    elif gains:
+        todo = f"What to do: keep {m}: it gains with no supported cost up to k = {ks[-1]}."
+    elif losses:
+        todo = (f"What to do: prefer {base} for this task: RL made it worse where it is "
+                "measured, and gained nothing supported.")
+    else:
+        todo = ("What to do: no difference is supported; to decide, plan a larger study with "
+                "rlvr-boundary plan (it says how many prompts and samples reach a verdict).")
+    return " ".join([bought, cost, sure, todo])
+
+
+def crossings_overview(comparisons: dict) -> str:
+    """One sentence for every checkpoint's crossings and their bound."""
+    if not comparisons:
+        return ""
+    seen = "; ".join(
+        f"{m} {r['n_crossings']} time{'s' if r['n_crossings'] != 1 else ''}"
+        + (f" (near k = {r['crossings'][0]['k_continuous']:.1f})"
+           if r["n_crossings"] == 1 else "")
+        + f", at most {r['crossing_bound']}"
+        for m, r in comparisons.items())
+    return (f"How often the curves change order on the grid, and the most the model curves "
+            f"could (generalized Descartes rule of signs, approximate for the unbiased curves): "
+            f"{seen}.")
+
+
+def delta_se_cell(res: dict) -> str | None:
+    """The sampling-efficiency gap as a gap: unsigned when positive, named by its parts."""
+    if res.get("delta_se") is None:
+        return None
+    v = res["delta_se"]
+    gap = pts(v, False) if v >= 0 else f"{pts(v)} (RL pass@1 above base)"
+    return f"{gap}: base pass@{res['delta_se_K']} − RL pass@1"
 
 
 def count_phrase(n: int, noun: str) -> str:
