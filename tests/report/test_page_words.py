@@ -103,3 +103,37 @@ def test_one_sentence_for_the_crossings_and_their_bound(lab):
     for m, r in doc["comparisons"].items():
         assert f"{m} {r['n_crossings']} time" in sentence
         assert re.search(rf"{m} [^;]*at most {r['crossing_bound']}(;|\.)", sentence)
+
+
+def test_empty_sections_collapse_into_one_list_with_commands(lab):
+    page = lab["html"]
+    from rlvr_boundary.report.html import SECTIONS, UNFILLED_TITLE
+
+    unfilled = section(page, "unfilled")
+    assert f"<h2>{UNFILLED_TITLE}</h2>" in unfilled
+    listed = re.findall(r'<li id="([a-z]+)"><b>([^<]+)</b>', unfilled)
+    assert [sid for sid, _ in listed] == ["scorers", "learning"]
+    assert "rlvr-boundary verify ROLLOUTS --gold GOLD --backend" in unfilled
+    assert "rlvr-boundary score ROLLOUTS --model AFTER --before BEFORE" in unfilled
+    for sid, _ in listed:
+        assert f'<section id="{sid}">' not in page and f'href="#{sid}"' not in page
+    # every other section has something to show: no placeholder-only section is left
+    for sid, _ in SECTIONS:
+        if f'<section id="{sid}">' in page:
+            body = section(page, sid).split("</h2>", 1)[1]
+            assert not (body.startswith('<p class="missing">') and body.count("<p") == 1), sid
+    assert page.index('<section id="unfilled">') < page.index('<section id="glossary">')
+
+
+def test_the_quality_table_shows_only_flags_that_fire_with_their_meaning(lab):
+    quality = section(lab["html"], "quality")
+    table = quality.split("<table>")[1].split("</table>")[0]
+    assert "q_redundancy3" in table
+    for flag in ("q_no_boxed", "q_multi_boxed", "q_text_after_answer", "q_cjk_share",
+                 "q_language_mix"):
+        assert flag not in table
+    assert H.escape(W.QUALITY_FLAGS["q_redundancy3"]) in quality
+    assert ("flags that fire on every sample of every model, so they describe the task rather "
+            "than a model") in quality and "q_no_boxed." in quality
+    assert "never fire on these samples: q_multi_boxed, q_text_after_answer, q_cjk_share, " \
+           "q_language_mix" in quality

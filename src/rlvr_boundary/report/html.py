@@ -107,8 +107,29 @@ def _table(header: list[str], rows: list[list], left: int = 1) -> str:
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
+_MISSING_OPEN = '<p class="missing">'
+
+
 def _missing(text: str) -> str:
-    return f'<p class="missing">{text}</p>'
+    return f"{_MISSING_OPEN}{text}</p>"
+
+
+#: Title of the one list that replaces the sections with nothing to say.
+UNFILLED_TITLE = "What would fill the other sections"
+
+
+def _only_missing(body: str) -> bool:
+    """A section body that is one "what would fill this" paragraph and nothing else."""
+    return (body.startswith(_MISSING_OPEN) and body.endswith("</p>")
+            and body.count("<p") == 1)
+
+
+def _unfilled(empty: list[tuple[str, str]], body: dict) -> str:
+    """The list: each empty section's title and what would fill it (its own words)."""
+    items = "".join(f'<li id="{sid}"><b>{esc(title)}</b>: '
+                    f"{body[sid][len(_MISSING_OPEN):-len('</p>')]}</li>" for sid, title in empty)
+    return ("<p>These sections have nothing to show for these inputs; each line says what "
+            f"would fill it.</p><ul>{items}</ul>")
 
 
 def _figure(svgs: dict, name: str, caption: str) -> str:
@@ -161,6 +182,13 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
     }
     # A section whose body is None was not asked for (--cluster-by, --extrapolate, ...).
     shown = [(sid, title) for sid, title in _section_order() if body[sid] is not None]
+    # A section with nothing to say but what would fill it joins one list near the end.
+    empty = [(sid, title) for sid, title in shown if _only_missing(body[sid])]
+    shown = [st for st in shown if st not in empty]
+    if empty:
+        at = [sid for sid, _ in shown].index("glossary")
+        shown.insert(at, ("unfilled", UNFILLED_TITLE))
+        body["unfilled"] = _unfilled(empty, body)
     parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in shown)
                  + "</nav>")
     for sid, title in shown:
@@ -527,7 +555,8 @@ def _diversity(a: dict) -> str:
     d = a["diversity"]
     if not d:
         return _missing("Answer diversity needs the extracted <code>answer</code> of each sample "
-                        "(rollout tables graded by <code>rlvr-boundary verify</code>); count-only "
+                        "(rollout tables graded by <code>rlvr-boundary verify ROLLOUTS --gold "
+                        "GOLD</code>); count-only "
                         "inputs cannot show it.")
     rows = [[esc(m), _f(v["distinct"], 2), _f(v["entropy"], 3), _f(v["exp_entropy"], 2),
              _f(v["inverse_simpson"], 2)] for m, v in d["models"].items()]
@@ -553,21 +582,47 @@ def _moment_table(block: dict, models: list[str], cols: list[str]) -> str:
 def _quality(a: dict) -> str:
     q = a.get("quality")
     if not q:
-        return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify</code> "
-                        "(it fills the q_* columns: no boxed answer, several boxed answers, text "
+        return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify "
+                        "ROLLOUTS --gold GOLD</code> (it fills the q_* columns: no boxed answer, several boxed answers, text "
                         "after the answer, CJK share, language mixing, 3-gram redundancy).")
     note = W.quality_sampling_note(a.get("quality_sampling"))
-    return ("<p>Means of the flags, shares for yes/no flags, per model and split by verdict.</p>"
-            + (f'<p class="note">{esc(note)}</p>' if note else "")
-            + _moment_table(q, a["models"], list(q)))
+    firing, never, everywhere = _quality_split(q)
+    omitted = W.quality_omitted_sentence(never, everywhere)
+    head = (f'<p class="note">{esc(note)}</p>' if note else "")
+    if not firing:
+        return head + f"<p>No quality flag fires on these samples. {esc(omitted or '')}</p>"
+    meaning = "; ".join(f"<code>{esc(c)}</code>: {esc(W.QUALITY_FLAGS.get(c, c))}"
+                        for c in firing)
+    return ("<p>Means of the flags that fire, shares for yes/no flags, per model and split by "
+            f"verdict. {meaning}.</p>" + head + _moment_table(q, a["models"], firing)
+            + (f'<p class="note">{esc(omitted)}</p>' if omitted else ""))
+
+
+def _quality_split(q: dict) -> tuple[list[str], list[str], list[str]]:
+    """The flags that fire on some samples, those that never fire, and those that fire on every
+    sample of every model (a property of the task, not a finding)."""
+    firing, never, everywhere = [], [], []
+    for col, per in q.items():
+        means = [c["all"]["mean"] for c in per.values() if c and c.get("all")]
+        if not means or all(v == 0 for v in means):
+            never.append(col)
+        elif all(v == 1 for v in means) and all(
+                (c["all"].get("std") or 0) == 0 for c in per.values() if c and c.get("all")):
+            everywhere.append(col)
+        else:
+            firing.append(col)
+    return firing, never, everywhere
 
 
 def _tokens(a: dict, svgs: dict) -> str:
     t = a.get("tokens")
     if not t:
         return _missing("Token statistics need the token summary columns of the rollout table "
-                        "(entropy_mean, rbf_mean, log_ppl, entropy_bins), which a sampler fills "
-                        "when it records log-probabilities; these inputs do not have them.")
+                        "(entropy_mean, rbf_mean, log_ppl, entropy_bins), which <code>"
+                        "rlvr-boundary sample --model MODEL --prompts PROMPTS --out DIR</code> "
+                        "fills (the transformers backend; a server only with logprobs), or "
+                        "<code>rlvr-boundary score ROLLOUTS --model MODEL</code> adds under a "
+                        "model; these inputs do not have them.")
     cols = [c for c in t if c not in ("entropy_by_position", "truncated_share")]
     out = [_moment_table(t, a["models"], cols) if cols else ""]
     if "truncated_share" in t:

@@ -83,6 +83,31 @@ GLOSSARY = {
 }
 
 
+#: What each output-quality flag means when it fires (verify fills the q_* columns).
+QUALITY_FLAGS = {
+    "q_no_boxed": "no \\boxed{} answer in the completion",
+    "q_multi_boxed": "several \\boxed{} answers in one completion",
+    "q_text_after_answer": "20 or more characters of text after the last boxed answer",
+    "q_cjk_share": "share of Chinese, Japanese or Korean characters among the letters",
+    "q_language_mix": "the answer's script differs from the prompt's (CJK against non-CJK)",
+    "q_redundancy3": "repetition: 1 - distinct word 3-grams / all word 3-grams",
+}
+
+
+def quality_omitted_sentence(never: list[str], everywhere: list[str]) -> str | None:
+    """Which flags the quality table leaves out, and why."""
+    bits = []
+    if never:
+        bits.append(f"never fire on these samples: {', '.join(never)}")
+    if everywhere:
+        bits.append(f"fire on every sample of every model, so they describe the task rather "
+                    f"than a model (for example a task whose answers are never boxed): "
+                    f"{', '.join(everywhere)}")
+    if not bits:
+        return None
+    return "Not shown, flags that " + "; flags that ".join(bits) + "."
+
+
 def pts(x: float, sign: bool = True) -> str:
     """A difference of proportions in points: 0.0198 -> '+1.98'."""
     return f"{x * 100:+.2f}" if sign else f"{x * 100:.2f}"
