@@ -137,3 +137,43 @@ def test_the_quality_table_shows_only_flags_that_fire_with_their_meaning(lab):
             "than a model") in quality and "q_no_boxed." in quality
     assert "never fire on these samples: q_multi_boxed, q_text_after_answer, q_cjk_share, " \
            "q_language_mix" in quality
+
+
+def _kstar_boxes(fig):
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    return [(t.get_text(), t.get_window_extent(r)) for t in ax.texts
+            if t.get_text().startswith("k* = ")]
+
+
+def test_kstar_labels_are_merged_and_never_overlap_on_the_lab_figure(lab):
+    from rlvr_boundary.report import figures as F
+
+    doc = lab["json"]
+    fig = F.passk_curves(doc)
+    boxes = _kstar_boxes(fig)
+    # step-20, step-30 and step-40 cross at k* = 2: one label names all three
+    assert [t for t, _ in boxes] == ["k* = 2: step-20, step-30, step-40", "k* = 3: step-10"]
+    for i, (_, a) in enumerate(boxes):
+        for _, b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+    svg = F.to_svg(fig)
+    assert len(re.findall(r"<!-- k\* = ", svg)) == 2  # what the page draws
+
+
+@pytest.mark.parametrize("k_stars", [[2, 2, 2, 3, 3, 4, None], [5, 6, 7, 8, 9, 10], [1] * 9])
+def test_kstar_labels_never_overlap_however_many(k_stars):
+    from rlvr_boundary.report import figures as F
+
+    ks = list(range(1, 65))
+    models = ["base"] + [f"step-{i}" for i in range(len(k_stars))]
+    curve = [1 - 0.5 ** k for k in ks]
+    audit = {"ks": ks, "models": models, "base": "base", "n_prompts": 10,
+             "pass_at_k": {m: curve for m in models},
+             "comparisons": {m: {"k_star": k} for m, k in zip(models[1:], k_stars)}}
+    boxes = _kstar_boxes(F.passk_curves(audit))
+    assert len(boxes) == len({k for k in k_stars if k is not None})
+    for i, (_, a) in enumerate(boxes):
+        for _, b in boxes[i + 1:]:
+            assert not a.overlaps(b)
