@@ -177,3 +177,82 @@ def test_kstar_labels_never_overlap_however_many(k_stars):
     for i, (_, a) in enumerate(boxes):
         for _, b in boxes[i + 1:]:
             assert not a.overlaps(b)
+
+
+def _brute_maj(answers: list, good: set, k: int) -> float:
+    """Mean over every k-subset of the vote's credit (ties split, None never wins)."""
+    from collections import Counter
+    from itertools import combinations
+
+    total, count = 0.0, 0
+    for sub in combinations(range(len(answers)), k):
+        votes = Counter(answers[i] for i in sub if answers[i] is not None)
+        count += 1
+        if not votes:
+            continue
+        top = max(votes.values())
+        winners = [a for a, v in votes.items() if v == top]
+        total += sum(a in good for a in winners) / len(winners)
+    return total / count
+
+
+def test_maj_at_k_beside_pass_at_k_matches_brute_force(tmp_path):
+    import pyarrow as pa
+
+    from rlvr_boundary.io.rollouts import write_rollouts
+
+    table = {  # model -> prompt -> answers of its 8 samples; the gold answer is "1"
+        "base": {"a": ["1", "2", "2", "3", None, "1", "2", "4"],
+                 "b": ["5", "5", "1", None, None, "1", "6", "7"]},
+        "rl": {"a": ["1", "1", "2", "1", "1", "3", "2", "1"],
+               "b": ["5", "5", "5", "1", "1", "5", None, "5"]},
+    }
+    rows = [{"model": m, "prompt_id": p, "sample_idx": i, "answer": a, "correct": a == "1",
+             "text": f"so the answer is \\boxed{{{a}}}"}
+            for m, per in table.items() for p, ans in per.items() for i, a in enumerate(ans)]
+    src = tmp_path / "r.parquet"
+    write_rollouts(pa.Table.from_pylist(rows), src)
+    out = tmp_path / "r.html"
+    assert main(["report", str(src), "--out", str(out), "--bootstrap", "50"]) == 0
+    doc = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    maj = doc["maj_at_k"]
+    assert maj["ks"] == [1, 2, 4, 8]
+    for m, per in table.items():
+        want = [sum(_brute_maj(a, {"1"}, k) for a in per.values()) / 2 for k in maj["ks"]]
+        assert maj["models"][m] == pytest.approx(want, abs=1e-12)
+    assert maj["models"]["base"][0] == pytest.approx(doc["pass_at_k"]["base"][0])  # maj@1
+    page = out.read_text(encoding="utf-8")
+    passk = section(page, "passk")
+    j = doc["ks"].index(4)
+    assert (f"{doc['pass_at_k']['rl'][j]:.4f} / {maj['models']['rl'][2]:.4f}") in passk
+    assert "maj@k</abbr>" in passk
+
+
+def test_compare_shows_maj_at_k_beside_pass_at_k(tmp_path, capsys):
+    import pyarrow as pa
+
+    from rlvr_boundary.io.rollouts import write_rollouts
+
+    answers = {"base": {"a": ["1", "2", "2", "3", None, "1"], "b": ["5", "1", "1", None, "6", "7"]},
+               "rl": {"a": ["1", "1", "2", "1", "1", "3"], "b": ["5", "5", "5", "1", "1", "5"]}}
+    files = {}
+    for m, per in answers.items():
+        rows = [{"model": m, "prompt_id": p, "sample_idx": i, "answer": a, "correct": a == "1"}
+                for p, ans in per.items() for i, a in enumerate(ans)]
+        files[m] = tmp_path / f"{m}.parquet"
+        write_rollouts(pa.Table.from_pylist(rows), files[m])
+    out = tmp_path / "c.json"
+    capsys.readouterr()
+    assert main(["compare", "--base", str(files["base"]), "--rl", str(files["rl"]),
+                 "--json", str(out), "--bootstrap", "50"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    maj = json.loads(out.read_text())["maj_at_k"]
+    assert maj["ks"] == [1, 2, 4]
+    for m, per in answers.items():
+        want = [sum(_brute_maj(a, {"1"}, k) for a in per.values()) / 2 for k in maj["ks"]]
+        assert maj["models"][m] == pytest.approx(want, abs=1e-12)
+    assert W.majority_sentence(maj, ["base", "rl"]) in printed
+    # counts-only inputs carry no answers: no maj@k, no sentence
+    assert main(["compare", "--example", "--json", str(tmp_path / "e.json"),
+                 "--bootstrap", "50"]) == 0
+    assert "maj_at_k" not in json.loads((tmp_path / "e.json").read_text())

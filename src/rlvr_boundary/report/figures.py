@@ -162,6 +162,11 @@ def passk_curves(audit: dict):
     for m in audit["models"]:
         ax.plot(ks, audit["pass_at_k"][m], color=col[m], lw=2 if m == audit["base"] else 1.6,
                 ls="--" if m == audit["base"] else "-", label=m)
+    maj = audit.get("maj_at_k")
+    if maj:
+        for m in audit["models"]:
+            ax.plot(maj["ks"], maj["models"][m], color=col[m], lw=0.9, ls="-.", marker=".",
+                    ms=3, label=f"{m} maj@k")
     for m, res in audit["comparisons"].items():
         if res["k_star"] is not None:
             ax.axvline(res["k_star"], color=col[m], lw=0.8, ls=":")

@@ -229,10 +229,23 @@ def _summary(a: dict) -> str:
 def _passk(a: dict, svgs: dict) -> str:
     ks = list(a["ks"])
     show = sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0]})
-    rows = [[str(k)] + [_f(a["pass_at_k"][m][ks.index(k)]) for m in a["models"]] for k in show]
+    maj = a.get("maj_at_k")
+    if maj:  # pass@k and maj@k side by side, at the budgets maj@k was computed for
+        rows = [[str(k)] + [f"{_f(a['pass_at_k'][m][ks.index(k)])} / "
+                            f"{_f(maj['models'][m][maj['ks'].index(k)])}" for m in a["models"]]
+                for k in maj["ks"]]
+        table = (f"<p>Each cell: {term('pass@k')} / {term('maj@k')} (the chance that the most "
+                 "frequent answer among k samples is correct, exact over k-subsets; shown up to "
+                 f"k = {maj['ks'][-1]}, where its exact computation stays fast). The gap between "
+                 "them is what picking by a verifier gains over picking by a vote.</p>" + _table(["k", *a["models"]], rows))
+    else:
+        rows = [[str(k)] + [_f(a["pass_at_k"][m][ks.index(k)]) for m in a["models"]]
+                for k in show]
+        table = _table(["k", *a["models"]], rows)
     return (_figure(svgs, "passk", "Unbiased pass@k (Chen et al. 2021) averaged over problems; "
-                    "dotted lines mark each checkpoint's crossover k*.")
-            + _table(["k", *a["models"]], rows))
+                    "dotted lines mark each checkpoint's crossover k*"
+                    + ("; thin dash-dot lines are maj@k." if maj else "."))
+            + table)
 
 
 def _kci(v) -> str:

@@ -738,6 +738,8 @@ def compare_console(res: dict) -> list:
         out.append(note_line(note))
     out.append(f"Solved by at least one sample: {base} {res['solved_at_n'][base]} of "
                f"{res['n_prompts']}, {rl} {res['solved_at_n'][rl]} of {res['n_prompts']}.")
+    if res.get("maj_at_k"):
+        out.append(majority_sentence(res["maj_at_k"], [base, rl]))
     out.append(crossings_sentence(res))
     out.append(kstar_price_sentence(res))
     out += [s for s in (delta_se_sentence(res), band_sentence(res), bootstrap_sentence(res)) if s]
@@ -751,6 +753,13 @@ def compare_console(res: dict) -> list:
     if res.get("extrapolation"):
         extras.append(extrapolation_sentence(res["extrapolation"]))
     return out + [x for x in extras if x]
+
+
+def majority_sentence(maj: dict, models: list[str]) -> str:
+    """maj@k of each model at the budgets computed, beside pass@k in the table above."""
+    per = "; ".join(f"{m} " + ", ".join(f"{v:.4f}" for v in maj["models"][m]) for m in models)
+    return (f"maj@k, the chance that the most frequent answer among k samples is correct, at "
+            f"k = {', '.join(str(k) for k in maj['ks'])}: {per}.")
 
 
 def report_console(audit: dict) -> list:
