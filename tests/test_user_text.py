@@ -74,3 +74,15 @@ def test_no_internal_references_in_cli_help():
     assert len(helps) > 8  # every verb and sub-verb was reached
     hits = [h for text in helps for h in internal_references(text)]
     assert not hits, hits
+
+
+def test_the_no_free_lunch_paper_is_said_to_have_no_public_identifier():
+    """A reader cannot follow a citation with no authors or identifier: the theory page says
+    the paper has none, and no docs page names the release history."""
+    from pathlib import Path
+
+    docs = Path(__file__).parents[1] / "docs"
+    theory = " ".join((docs / "theory.md").read_text(encoding="utf-8").split())
+    assert "it has no public identifier such as an arXiv id or a DOI" in theory
+    for page in ("schema.md", "report.md", "theory.md", "backends.md"):
+        assert "until this release" not in (docs / page).read_text(encoding="utf-8").lower()

@@ -24,7 +24,26 @@ def _console(stderr: bool = False) -> Console:
     c = Console(stderr=stderr, highlight=False)
     if c.is_terminal or os.environ.get("COLUMNS"):
         return c
-    return Console(stderr=stderr, highlight=False, width=10_000, soft_wrap=True)
+    return _PipedConsole(stderr=stderr, highlight=False, width=10_000, soft_wrap=True)
+
+
+#: Widest a table gets on piped output: its cells wrap inside it.
+PIPED_TABLE_WIDTH = 120
+
+
+class _PipedConsole(Console):
+    """Piped output: messages on one line each, tables at most PIPED_TABLE_WIDTH wide."""
+
+    def print(self, *objects, **kwargs):  # noqa: D102 - rich's print
+        from rich.measure import Measurement
+        from rich.table import Table
+
+        tables = [o for o in objects if isinstance(o, Table) and o.width is None]
+        for t in tables:
+            t.width = min(Measurement.get(self, self.options, t).maximum, PIPED_TABLE_WIDTH)
+        if tables:
+            kwargs.setdefault("soft_wrap", False)
+        super().print(*objects, **kwargs)
 
 
 console = _console()

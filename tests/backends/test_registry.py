@@ -46,3 +46,48 @@ def test_a_dependency_no_extra_provides_names_its_own_install_command():
     with pytest.raises(MissingExtraError) as err:
         require("no_such_module_xyz", None, "the verl adapter", install="pip install verl==0.9.1")
     assert "pip install verl==0.9.1" in str(err.value) and "rlvr-boundary[" not in str(err.value)
+
+
+def test_cpu_default_is_one_thread_and_an_explicit_count_wins():
+    """torch's default (a thread per core) collapsed sampling on a shared 2-core machine
+    (4.5 samples/s against 247 with one thread): the CPU default is one thread."""
+    from rlvr_boundary.backends import BackendOptions, _kwargs
+
+    assert _kwargs("transformers", BackendOptions(), "m")["num_threads"] == 1
+    assert _kwargs("transformers", BackendOptions(threads=3), "m")["num_threads"] == 3
+    assert _kwargs("transformers", BackendOptions(device="cuda"), "m")["num_threads"] is None
+    ray = _kwargs("ray", BackendOptions(backend="ray"), "m")
+    assert ray["inner_kwargs"]["num_threads"] == 1  # each Ray worker too
+
+
+def test_sample_cli_runs_torch_on_one_thread_by_default(tiny_model, tmp_path):
+    import json
+
+    import torch
+
+    from rlvr_boundary.cli import main
+
+    before = torch.get_num_threads()
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"prompt_id": "a", "prompt": "1 + 1?"}) + "\n")
+    try:
+        torch.set_num_threads(2)
+        assert main(["sample", "--model", str(tiny_model), "--prompts", str(prompts),
+                     "--out", str(tmp_path / "s"), "--n", "1", "--max-new-tokens", "2"]) == 0
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_loading_a_model_prints_no_weights_bar(tiny_model, tmp_path, capfd):
+    """transformers' "Loading weights" bar showed on every sample/score run."""
+    import transformers.utils.logging as tl
+
+    from rlvr_boundary.backends import get_backend
+
+    assert tl.is_progress_bar_enabled()
+    capfd.readouterr()
+    get_backend("transformers", model=str(tiny_model), num_threads=1)
+    got = capfd.readouterr()
+    assert "Loading weights" not in got.err + got.out
+    assert tl.is_progress_bar_enabled()  # restored for the library's other callers

@@ -65,6 +65,7 @@ def test_sample_cli_writes_shards_and_manifest(tiny_model, prompt_file, tmp_path
     assert code == 0
     t = read_dir(out)
     check_complete(t, 5, 4)
+    assert not list(out.glob(".part-*.tmp"))  # a killed run's temporary shard is gone
     # a different batch size draws the same samples (per-sample seeds)
     assert t.column("text").to_pylist() == reference.column("text").to_pylist()
     man = json.loads((out / "manifest.json").read_text())
@@ -161,6 +162,7 @@ def _sigkill_and_resume(tiny_model, prompt_file, out, reference, kill_points):
     _sigkill_run(tiny_model, prompt_file, out, None)
     t = read_dir(out)
     check_complete(t, 5, 4)
+    assert not list(out.glob(".part-*.tmp"))  # a killed run's temporary shard is gone
     assert t.select(["prompt_id", "sample_idx", "seed", "text"]).equals(
         reference.select(["prompt_id", "sample_idx", "seed", "text"]))
 
@@ -202,3 +204,21 @@ def test_score_cli_adds_cross_model_columns(tiny_model, tiny_qwen, prompt_file, 
     assert len(o.column("score_entropy_bins").to_pylist()[0]) == 10
     man = json.loads((other / "manifest.json").read_text())
     assert man["score_options"]["template"] == "qwen-boxed" and man["score_model_hash"]
+
+
+def test_score_learning_without_out_says_where_the_scored_rows_went(tiny_model, prompt_file,
+                                                                    tmp_path, capsys):
+    src = tmp_path / "s"
+    b = get_backend("transformers", model=str(tiny_model), batch_size=4, num_threads=1)
+    sample_run(b, read_prompts(prompt_file), src,
+               SampleOptions(n=2, params=SamplingParams(max_new_tokens=8, seed=5),
+                             template="qwen-boxed", label="tiny", shard_size=8))
+    capsys.readouterr()
+    learn = tmp_path / "learning.json"
+    assert main(["score", str(src), "--model", str(tiny_model), "--before", str(tiny_model),
+                 "--learning", str(learn), "--label", "after", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    default = tmp_path / "s.scored-after"
+    assert default.is_dir() and learn.is_file()
+    assert f"wrote the scored rows to {default}/ (the default beside ROLLOUTS; choose the " \
+           "folder with --out)" in " ".join(out.split())

@@ -166,3 +166,27 @@ def test_cli_streaming_selects_what_the_whole_table_selection_does(tmp_path, by,
         assert got.column(c).to_pylist() == expect.column(c).to_pylist()
     doc = json.loads((tmp_path / "sel.summary.json").read_text())
     assert doc["drops"] == ref.drop_counts() and doc["n_input"] == len(rows)
+
+
+def test_cli_no_surviving_row_on_a_verify_output_writes_an_empty_table(tmp_path, capsys):
+    """A graded table (with `verify_status`) where every row fails the rules: rft-select
+    writes an empty selection with the drop counts, not an IndexError."""
+    src = tmp_path / "r.jsonl"
+    src.write_text("".join(json.dumps({"model": "m", "prompt_id": f"p{i // 2}",
+                                       "sample_idx": i % 2, "text": "answer 42"}) + "\n"
+                           for i in range(4)))
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"prompt_id": "p0", "answer": "7"}\n{"prompt_id": "p1", "answer": "7"}\n')
+    graded = tmp_path / "g.parquet"
+    assert main(["verify", str(src), "--gold", str(gold), "--out", str(graded),
+                 "--workers", "1"]) == 0
+    assert "verify_status" in read_rollouts(graded).column_names
+    out = tmp_path / "x.parquet"
+    capsys.readouterr()
+    assert main(["rft-select", str(graded), "--budget", "100", "--by", "random",
+                 "--out", str(out)]) == 0
+    assert "4 samples -> 0 selected" in capsys.readouterr().out
+    import pyarrow.parquet as pq
+    assert pq.read_table(out).num_rows == 0
+    doc = json.loads((tmp_path / "x.summary.json").read_text())
+    assert doc["n_selected"] == 0 and doc["drops"]["no_boxed"] == 4

@@ -174,3 +174,19 @@ def test_the_command_bounds_equal_the_simulation_bounds():
     assert (PP.MAX_SIMS, PP.MAX_CLAIM_K, PP.MAX_PLANNED_PROMPTS) == (
         AP.MAX_SIMS, AP.MAX_BUDGET, AP.MAX_PROMPTS)
     assert PP.PlanOptions(gain_at=1).simulation().sims == AP.PlanOptions(gain_at=1).sims
+
+
+def test_an_allocated_design_below_uniform_is_explained_not_offered():
+    """The console never shows an allocated design with lower power as an option: it says
+    it is not offered and why."""
+    from rlvr_boundary.report.words import plan_design_line
+
+    row = {"n": 16, "uniform": {"power": 0.62, "mc_se": 0.02},
+           "allocated": {"power": 0.55, "mc_se": 0.02}, "allocated_n_range": [4, 40],
+           "allocated_offered": False}
+    line = plan_design_line(row)
+    assert line == ("  n =    16 per prompt: power 0.62 +- 0.02 uniform; allocated (4-40 per "
+                    "prompt) not offered, its power 0.55 is not above uniform")
+    offered = plan_design_line({**row, "allocated": {"power": 0.7, "mc_se": 0.02},
+                                "allocated_offered": True})
+    assert offered.endswith(", 0.70 +- 0.02 allocated (4-40 per prompt)")

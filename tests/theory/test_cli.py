@@ -32,6 +32,12 @@ def test_verify_quick_passes_every_theorem(tmp_path, capsys):
         assert c["instances"] >= 1 and c["figure"]
     printed = capsys.readouterr().out
     assert "12 PASS, 0 FAIL, 3 MEASURED" in printed
+    from rlvr_boundary import console as C
+
+    if isinstance(C.console, C._PipedConsole):  # captured output is piped output
+        # the table's cells wrap inside 120 columns (it was 1,935 characters wide)
+        assert max(len(line) for line in printed.splitlines()) <= C.PIPED_TABLE_WIDTH
+        assert "no free lunch under exclusive" in printed
     by = {c["claim"].split(":")[0].split(" (")[0]: c for c in res["claims"]}
     assert by["constructed instances with exactly 1..6 crossings"]["instances"] == 6
 
@@ -63,6 +69,8 @@ def test_frontier_writes_figure_and_json(tmp_path, capsys):
     assert f["frontier"][-1]["gain"] == pytest.approx(0.6333333 - 0.5533333, abs=1e-6)
     assert f["frontier"][-1]["price"] == pytest.approx(0.0, abs=1e-9)
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    printed = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'f.png'}" in printed and f"wrote {tmp_path / 'f.json'}" in printed
 
 
 @pytest.mark.parametrize("text, where", [
@@ -115,3 +123,26 @@ def test_the_docs_example_matrix_is_the_shipped_one(tmp_path):
     assert "strategy,pi0" + block == example_matrix().read_text(encoding="utf-8") == THREE
     assert main(["theory", "diagnose", "--example", "--json", str(tmp_path / "d.json")]) == 0
     assert json.loads((tmp_path / "d.json").read_text())["free_lunch"] is True
+
+
+def test_piped_console_wraps_a_wide_table_and_keeps_a_narrow_one():
+    import io
+
+    from rich.table import Table
+
+    from rlvr_boundary.console import PIPED_TABLE_WIDTH, _PipedConsole
+
+    buf = io.StringIO()
+    c = _PipedConsole(file=buf, highlight=False, width=10_000, soft_wrap=True)
+    wide = Table("claim", "figure")
+    wide.add_row("a claim " * 30, "figure words " * 60)
+    narrow = Table("a", "b")
+    narrow.add_row("x", "y")
+    c.print(wide)
+    c.print(narrow)
+    c.print("a message " * 40)
+    lines = buf.getvalue().splitlines()
+    assert max(len(line) for line in lines[:-1]) == PIPED_TABLE_WIDTH  # wrapped, not cut
+    assert sum("figure words" in line for line in lines) > 5
+    assert min(len(line) for line in lines[:-1]) == 9      # the narrow table stays narrow
+    assert lines[-1].rstrip() == ("a message " * 40).rstrip()  # a message stays on one line

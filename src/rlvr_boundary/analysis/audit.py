@@ -134,6 +134,8 @@ def build_audit(aligned: Aligned, opts, *, base: str,
     out["coverage"] = _coverage(aligned, base, others, K, opts)
     out["support"] = _support(aligned, base, others, K, opts, answers)
     out["diversity"] = _diversity(models, answers, n_min, opts)
+    if answers:
+        out["maj_at_k"] = majority_curves(models, answers, ks)
     out["evolution"] = _evolution(models, base, curves, ks, K)
     out["advisor"] = _advisor(models, curves, ks, opts, out["comparisons"], base)
     out["lucky"] = _lucky(aligned, opts)
@@ -262,6 +264,36 @@ def _diversity(models: list[str], answers: dict | None, n_min: int, opts) -> dic
         res = answer_diversity_many(per_prompt, k=k)
         out["models"][m] = {key: float(np.mean(res[key]))
                             for key in ("distinct", "entropy", "exp_entropy", "inverse_simpson")}
+    return out
+
+
+#: Largest budget of maj@k on the page: its exact expectation costs O(k^2) per answer class
+#: and prompt, so larger budgets would dominate the report's time.
+MAJ_K_MAX = 16
+
+
+def majority_curves(models: list[str], answers: dict, ks) -> dict:
+    """maj@k of every model at the grid's first budget and powers of two up to MAJ_K_MAX: per
+    prompt the exact
+    expectation over k-subsets (:func:`rlvr_boundary.core.passk.maj_at_k`; an answer class is
+    correct when its samples were graded correct, samples without an answer never win),
+    averaged over prompts."""
+    from rlvr_boundary.core.passk import maj_at_k
+
+    grid = [int(k) for k in ks if k <= MAJ_K_MAX]
+    show = sorted({grid[0], *[k for k in grid if k & (k - 1) == 0]})
+    out = {"ks": show, "models": {}}
+    for m in models:
+        per = np.zeros((len(answers["all"][m]), len(show)))  # (P, K)
+        for j, (alls, good) in enumerate(zip(answers["all"][m], answers["correct"][m])):
+            # The reader files samples without an answer under "NA": they never win.
+            classes = [a for a in alls if a not in (None, "NA")]
+            if not classes:
+                continue  # every sample incomplete: nobody wins
+            sizes = [alls[a] for a in classes]
+            per[j] = maj_at_k(sizes, [bool(good.get(a)) for a in classes],
+                              int(alls.get("NA", 0)) + int(alls.get(None, 0)), show)
+        out["models"][m] = per.mean(axis=0).tolist()
     return out
 
 

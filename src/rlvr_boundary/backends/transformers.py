@@ -146,11 +146,18 @@ class TransformersBackend(Backend):
             torch_dtype = getattr(torch, dtype, None)
             if not isinstance(torch_dtype, torch.dtype):
                 raise InputError(f"unknown dtype {dtype!r}", field="dtype")
+        # transformers' own "Loading weights" bar would print on every sample/score run;
+        # our progress bar is the one that counts. Restored afterwards for library callers.
+        bars = tr.utils.logging.is_progress_bar_enabled()
+        tr.utils.logging.disable_progress_bar()
         try:
             self.tok = tr.AutoTokenizer.from_pretrained(self.model_path)
             self.model = tr.AutoModelForCausalLM.from_pretrained(self.model_path, dtype=torch_dtype)
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot load the model ({exc})", path=self.model_path) from None
+        finally:
+            if bars:
+                tr.utils.logging.enable_progress_bar()
         self.model.to(device).eval()
         if num_threads is not None:
             torch.set_num_threads(int(num_threads))

@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="checkpoint before RL (same tokenizer): also score the texts under it and "
                         "compare token by token with --model (the checkpoint after)")
     w.add_argument("--learning", metavar="FILE", default=None,
-                   help="result JSON of the comparison (default LEARNING.json beside --out)")
+                   help="result JSON of the comparison (default OUT.learning.json beside --out); "
+                        "the scored rows still go to --out (default ROLLOUTS.scored-LABEL/)")
     add_flags(p, LearningOptions, groups=groups)
     add_flags(p, BackendOptions, groups={})
     p.set_defaults(func=main)
@@ -64,7 +65,11 @@ def main(args: argparse.Namespace) -> int:
                     out=args.out, prompts_path=args.prompts, progress=advance,
                     learning=learning, learning_json=args.learning)
     console.print(W.score_sentence(got["summary"], label), markup=False)
-    console.print(f"wrote {got['out']}/", markup=False)
+    if args.out:
+        console.print(f"wrote {got['out']}/", markup=False)
+    else:  # the default folder: say where it is and how to choose another
+        console.print(f"wrote the scored rows to {got['out']}/ (the default beside ROLLOUTS; "
+                      "choose the folder with --out)", markup=False)
     if got["learning"] is not None:
         for item in W.console_lines(got["learning"]):
             console.print(item, markup=False)

@@ -77,7 +77,9 @@ def main_frontier(args) -> int:
     doc = P.frontier(_matrix(args), from_args(FrontierOptions, args), json_path=args.json,
                      figure=args.out)
     _print(doc)
-    console.print(f"wrote {args.out}", markup=False)
+    for path in (args.out, args.json):
+        if path:
+            console.print(f"wrote {path}", markup=False)
     return 0
 
 

@@ -87,6 +87,11 @@ def detect_format(path: str | Path) -> str:
     found = adapters.detect(path)
     if found:
         return found
+    if {"prompt_id", "sample_idx"} <= cols and "correct" not in cols:
+        raise InputError(
+            "no `correct` column: run `rlvr-boundary verify` first (this looks like an "
+            "ungraded rollout table, e.g. straight from `sample`; `verify ROLLOUTS --gold "
+            "GOLD` adds `correct`)", path=path, field="correct")
     raise InputError(
         f"cannot tell the format from the fields {sorted(cols)[:12]}; expected a rollout table "
         "(prompt_id, model, sample_idx, correct), counts (id, n, c), or one of the adapter "

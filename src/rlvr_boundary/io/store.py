@@ -59,10 +59,12 @@ class ShardedWriter:
             old = _read_manifest(mpath)
             diff = [k for k in must_match if old.get(k) != doc.get(k)]
             if diff:
+                changes = "; ".join(
+                    f"{name}: was {_show(a)}, now {_show(b)}"
+                    for k in diff for name, a, b in _differences(k, old.get(k), doc.get(k)))
                 raise InputError(
-                    f"cannot resume: the existing output was made with different {diff} "
-                    f"(stored {[old.get(k) for k in diff]}, now {[doc.get(k) for k in diff]}); "
-                    "use a new output directory", path=mpath)
+                    f"cannot resume: the existing output was made with other settings ({changes});"
+                    " rerun with the stored settings or use a new output directory", path=mpath)
         with atomic_open(mpath, "w") as fh:
             json.dump(doc, fh, indent=1)
         self.manifest = doc
@@ -90,10 +92,36 @@ class ShardedWriter:
 
         with atomic_open(self.directory / "_COMPLETE", "w") as fh:
             json.dump(to_jsonable(summary or {}), fh, indent=1)
+        # Every unit has its shard now: a temporary shard left by a killed run is garbage.
+        for tmp in self.directory.glob(".part-*.parquet.*.tmp"):
+            tmp.unlink(missing_ok=True)
 
     @property
     def complete(self) -> bool:
         return (self.directory / "_COMPLETE").exists()
+
+
+_MISSING = object()
+
+
+def _differences(name: str, old, new) -> list[tuple[str, object, object]]:
+    """The leaves where two manifest values differ, as ``(dotted.name, old, new)``."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in list(old) + [k for k in new if k not in old]:
+            a, b = old.get(key, _MISSING), new.get(key, _MISSING)
+            if a != b:
+                out += _differences(f"{name}.{key}", a, b)
+        return out
+    return [(name, old, new)]
+
+
+def _show(value) -> str:
+    """A manifest value for a message: JSON, cut at 80 characters; absent said so."""
+    if value is _MISSING or value is None:
+        return "not set"
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _read_manifest(mpath: Path) -> dict:

@@ -135,6 +135,10 @@ class CompareResult(TypedDict):
                                      "band, beside a power law (--extrapolate)", OPTIONAL]
     sampling_unit: A[dict[str, Any], "how the verdicts move when the band is drawn over "
                                      "clusters or runs instead of prompts (report)", OPTIONAL]
+    maj_at_k: A[dict[str, Any], "majority-vote accuracy maj@k beside pass@k (both inputs "
+                                "rollout tables with extracted answers): budgets (the grid's "
+                                "first and its powers of two up to 16) and the mean over prompts "
+                                "of the exact expectation over k-subsets, per model", OPTIONAL]
     scorers: A[Scorers, "scorer sensitivity: the same completions graded by several scorers "
                         "(tables with two or more correct__<scorer> columns)", OPTIONAL]
     inputs: A[dict[str, Any], "the base and rl files and the prompts each lost to "
@@ -195,6 +199,10 @@ class ReportResult(TypedDict):
     coverage: A[Coverage, "solved sets at K"]
     support: A[Support, "support dynamics (Wu et al., The Invisible Leash, arXiv 2507.14843)"]
     diversity: A[dict[str, Any] | None, "answer diversity at k (null without answers)"]
+    maj_at_k: A[dict[str, Any], "majority-vote accuracy maj@k beside pass@k: budgets "
+                                "(the grid's first and its powers of two up to 16) and the mean over "
+                                "prompts of the exact expectation over k-subsets, per model "
+                                "(when the rollouts carry extracted answers)", OPTIONAL]
     evolution: A[dict[str, Any] | None, "pass@1 and pass@K over training steps (null "
                                         "without step labels)"]
     advisor: A[list[AdvisorRow], "best model per deployment budget"]

@@ -156,6 +156,8 @@ class SampleResult(TypedDict):
     samples_per_second: A[float | None, "speed"]
     tokens_generated_now: A[int, "tokens drawn by this invocation"]
     tokens_per_second: A[float | None, "speed in tokens"]
+    without_token_summaries: A[int, "samples drawn now with no token summaries (entropy_mean "
+                                    "NaN): the server returned no logprobs"]
     prompts: A[int, "prompts"]
     n: A[int, "samples per prompt"]
     entropy_match: A[EntropyMatchResult | None, "the entropy match, when asked"]

@@ -260,6 +260,11 @@ def run(base: str | Path, rl: str | Path, opts: CompareOptions, *, base_model: s
     groups = cluster_groups(opts.cluster_by, aligned.prompt_ids, [b, r])
     res = compare_aligned(aligned, b.model, r.model, opts, runs=runs, groups=groups)
     res["inputs"] = {"base": str(paths[0]), "rl": str(paths[1]), "dropped": aligned.dropped}
+    if formats[0] == formats[1] == "rollouts":
+        maj = _majority_of(paths, (base_model, rl_model), (b.model, r.model),
+                           aligned.prompt_ids.tolist(), res["ks"])
+        if maj is not None:
+            res["maj_at_k"] = maj
     if primary is not False:
         from rlvr_boundary.pipelines.common import scorer_section
 
@@ -286,6 +291,33 @@ def run(base: str | Path, rl: str | Path, opts: CompareOptions, *, base_model: s
 
             CF.render_compare_figures(doc, out, pdf=pdf)
     return doc
+
+
+def _majority_of(paths, models, labels, prompt_ids: list, ks) -> dict | None:
+    """maj@k of the two rollout tables beside pass@k (None when either has no answers).
+
+    Each table's answer classes are read in one streaming pass; a table holding several
+    models gives the one chosen with --base-model / --rl-model, else its only model.
+    """
+    from rlvr_boundary.analysis.audit import majority_curves
+    from rlvr_boundary.io.rollouts import iter_rollout_batches
+    from rlvr_boundary.io.samples import SampleFacts
+
+    answers: dict = {"all": {}, "correct": {}}
+    for path, model, label in zip(paths, models, labels):
+        facts = SampleFacts(keep_texts=False)
+        names: set = set()
+        for t in iter_rollout_batches(path, ["answer", "correct"]):
+            if "answer" not in t.column_names:
+                return None
+            names.update(t.column("model").unique().to_pylist())
+            facts.add_batch(t, derive_quality=False)
+        name = model if model is not None else (next(iter(names)) if len(names) == 1 else None)
+        got = None if name is None else facts.answer_classes([name], prompt_ids)
+        if got is None:
+            return None
+        answers["all"][label], answers["correct"][label] = got["all"][name], got["correct"][name]
+    return majority_curves(list(labels), answers, ks)
 
 
 def write_curves_csv(path, doc: dict) -> None:

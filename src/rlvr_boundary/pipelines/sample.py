@@ -166,7 +166,7 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
     want = {k: len(u) for k, u in todo}
     question = {p["prompt_id"]: p["question"] for p in prompts}
     buf: dict[str, list[dict]] = {k: [] for k, _ in todo}
-    t0, made, tokens = time.perf_counter(), 0, 0
+    t0, made, tokens, bare = time.perf_counter(), 0, 0, 0
     stream = backend.generate_items([it for _, u in todo for it in u], params) if todo else iter(())
     for row in stream:
         key = unit_of.get((row["prompt_id"], row["sample_idx"]))
@@ -177,6 +177,8 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
         row["prompt"] = question[row["prompt_id"]]
         buf[key].append(row)
         tokens += int(row.get("num_tokens") or 0)
+        ent = row.get("entropy_mean")
+        bare += ent is None or ent != ent  # NaN: no logprobs came back for this sample
         if progress is not None:
             progress(1)
         if len(buf[key]) == want[key]:
@@ -190,7 +192,8 @@ def sample_run(backend: Backend, prompts: list[dict], out: str | Path, opts: Sam
                "shards": len(units), "seconds": secs,
                "samples_per_second": made / secs if secs > 0 and made else None,
                "tokens_generated_now": tokens,
-               "tokens_per_second": tokens / secs if secs > 0 and made else None}
+               "tokens_per_second": tokens / secs if secs > 0 and made else None,
+               "without_token_summaries": bare}
     writer.finish(summary)
     return summary
 

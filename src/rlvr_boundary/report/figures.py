@@ -138,6 +138,22 @@ def _legend_right(ax, **kw) -> None:
     ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
 
 
+#: Size of the k* labels and the distance between their rows (points): a row is taller than
+#: the text, so stacked labels never touch.
+KSTAR_FONT_PT = 8
+KSTAR_ROW_PT = 12
+
+
+def kstar_labels(comparisons: dict) -> list[tuple[int, list[str]]]:
+    """The k* labels of the pass@k figure: one per distinct crossover budget, in order of k*,
+    with the checkpoints that cross there (in their order)."""
+    by: dict = {}
+    for m, res in comparisons.items():
+        if res["k_star"] is not None:
+            by.setdefault(res["k_star"], []).append(m)
+    return sorted(by.items())
+
+
 def passk_curves(audit: dict):
     """pass@k of every model, with each checkpoint's crossover k* marked."""
     fig, (ax,) = figure(4.0)
@@ -146,12 +162,23 @@ def passk_curves(audit: dict):
     for m in audit["models"]:
         ax.plot(ks, audit["pass_at_k"][m], color=col[m], lw=2 if m == audit["base"] else 1.6,
                 ls="--" if m == audit["base"] else "-", label=m)
+    maj = audit.get("maj_at_k")
+    if maj:
+        for m in audit["models"]:
+            ax.plot(maj["ks"], maj["models"][m], color=col[m], lw=0.9, ls="-.", marker=".",
+                    ms=3, label=f"{m} maj@k")
     for m, res in audit["comparisons"].items():
         if res["k_star"] is not None:
             ax.axvline(res["k_star"], color=col[m], lw=0.8, ls=":")
-            y = float(np.interp(np.log(res["k_star"]), np.log(ks), audit["pass_at_k"][m]))
-            ax.annotate(f"k* = {res['k_star']}", (res["k_star"], y), textcoords="offset points",
-                        xytext=(4, 6), fontsize=8, color=col[m])  # above: stays inside
+    for row, (k_star, names) in enumerate(kstar_labels(audit["comparisons"])):
+        # One label per distinct k* (checkpoints sharing it are named together), each on its
+        # own row from the top of the axes, KSTAR_ROW_PT apart: labels never overlap.
+        ax.annotate(f"k* = {k_star}: {', '.join(names)}", (k_star, 1.0),
+                    xycoords=("data", "axes fraction"), textcoords="offset points",
+                    xytext=(3, -4 - KSTAR_ROW_PT * row), va="top", fontsize=KSTAR_FONT_PT,
+                    color=col[names[0]] if len(names) == 1 else "black",
+                    bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
+                          "alpha": 0.8})
     _log2_axis(ax, ks)
     ax.set_ylabel("pass@k (unbiased)")
     ax.set_title(f"pass@k on {audit['n_prompts']} problems")

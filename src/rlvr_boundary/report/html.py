@@ -30,6 +30,7 @@ SECTIONS = [
     ("strategies", "Strategies"),
     ("regressions", "Most regressed and improved problems"),
     ("lucky", "Lucky-guess review list"),
+    ("glossary", "Glossary"),
     ("provenance", "Provenance"),
 ]
 
@@ -62,6 +63,8 @@ pre.sample{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:
 padding:.5em;max-height:22em;overflow:auto;font-size:.82em}
 .ok{color:#00734d}.bad{color:#b33c00}figure{margin:.8em 0}figure svg{max-width:100%;height:auto}
 details{margin:.4em 0}summary{cursor:pointer}
+abbr[title]{text-decoration:underline dotted;cursor:help}p.plain{font-size:1.02em}
+p.evidence{font-size:.9em;color:#333}
 """
 
 
@@ -84,15 +87,49 @@ def _f(x, digits: int = 4) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
+def term(name: str, label: str | None = None) -> str:
+    """``label`` (default ``name``) with the glossary's definition of ``name`` on hover."""
+    text = esc(name if label is None else label)
+    if name not in W.GLOSSARY:
+        return text
+    return f'<abbr title="{esc(W.GLOSSARY[name])}">{text}</abbr>'
+
+
+class Html(str):
+    """Markup that is already safe (a header cell made by :func:`term`): not escaped again."""
+
+
 def _table(header: list[str], rows: list[list], left: int = 1) -> str:
-    th = "".join(f'<th class="{"l" if i < left else ""}">{esc(h)}</th>' for i, h in enumerate(header))
+    th = "".join(f'<th class="{"l" if i < left else ""}">'
+                 f'{h if isinstance(h, Html) else esc(h)}</th>' for i, h in enumerate(header))
     body = "".join("<tr>" + "".join(f'<td class="{"l" if i < left else ""}">{c}</td>'
                                     for i, c in enumerate(r)) + "</tr>" for r in rows)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
+_MISSING_OPEN = '<p class="missing">'
+
+
 def _missing(text: str) -> str:
-    return f'<p class="missing">{text}</p>'
+    return f"{_MISSING_OPEN}{text}</p>"
+
+
+#: Title of the one list that replaces the sections with nothing to say.
+UNFILLED_TITLE = "What would fill the other sections"
+
+
+def _only_missing(body: str) -> bool:
+    """A section body that is one "what would fill this" paragraph and nothing else."""
+    return (body.startswith(_MISSING_OPEN) and body.endswith("</p>")
+            and body.count("<p") == 1)
+
+
+def _unfilled(empty: list[tuple[str, str]], body: dict) -> str:
+    """The list: each empty section's title and what would fill it (its own words)."""
+    items = "".join(f'<li id="{sid}"><b>{esc(title)}</b>: '
+                    f"{body[sid][len(_MISSING_OPEN):-len('</p>')]}</li>" for sid, title in empty)
+    return ("<p>These sections have nothing to show for these inputs; each line says what "
+            f"would fill it.</p><ul>{items}</ul>")
 
 
 def _figure(svgs: dict, name: str, caption: str) -> str:
@@ -140,10 +177,18 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "strategies": _strategies(audit, svgs),
         "regressions": _regressions(audit, texts),
         "lucky": _lucky(audit, texts),
+        "glossary": _glossary(),
         "provenance": _provenance(provenance, options, figure_files),
     }
     # A section whose body is None was not asked for (--cluster-by, --extrapolate, ...).
     shown = [(sid, title) for sid, title in _section_order() if body[sid] is not None]
+    # A section with nothing to say but what would fill it joins one list near the end.
+    empty = [(sid, title) for sid, title in shown if _only_missing(body[sid])]
+    shown = [st for st in shown if st not in empty]
+    if empty:
+        at = [sid for sid, _ in shown].index("glossary")
+        shown.insert(at, ("unfilled", UNFILLED_TITLE))
+        body["unfilled"] = _unfilled(empty, body)
     parts.append("<nav>" + "".join(f'<a href="#{sid}">{esc(title)}</a>' for sid, title in shown)
                  + "</nav>")
     for sid, title in shown:
@@ -152,12 +197,22 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
     return "\n".join(parts)
 
 
+def _glossary() -> str:
+    """Every term once, as one table (the same definitions show on hover in the tables)."""
+    rows = [[f'<dfn id="g-{re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")}">{esc(t)}</dfn>',
+             esc(d)] for t, d in W.GLOSSARY.items()]
+    return ("<p>Terms used on this page; hover a dotted-underlined heading for its "
+            "definition.</p>" + _table(["term", "meaning"], rows, 2))
+
+
 def _summary(a: dict) -> str:
     parts = []
     for m, res in a["comparisons"].items():
         parts.append(f'<div class="verdict"><p class="headline"><b>{esc(m)}</b>: '
-                     f'{esc(W.headline(res))}</p><p>{esc(W.explanation(res))}</p>'
-                     f'<p>{esc(W.support_sentence(a, m))}</p></div>')
+                     f'{esc(W.headline(res))}</p>'
+                     f'<p class="plain">{esc(W.plain_summary(a, m))}</p>'
+                     f'<p class="evidence">The evidence: {esc(W.explanation(res))} '
+                     f'{esc(W.support_sentence(a, m))}</p></div>')
     note = W.one_sample_note(max(v["max"] for v in a["n_samples"].values()))
     if note:
         parts.append(f'<p class="missing">{esc(note)}</p>')
@@ -174,10 +229,23 @@ def _summary(a: dict) -> str:
 def _passk(a: dict, svgs: dict) -> str:
     ks = list(a["ks"])
     show = sorted({ks[0], ks[-1], *[k for k in ks if k & (k - 1) == 0]})
-    rows = [[str(k)] + [_f(a["pass_at_k"][m][ks.index(k)]) for m in a["models"]] for k in show]
+    maj = a.get("maj_at_k")
+    if maj:  # pass@k and maj@k side by side, at the budgets maj@k was computed for
+        rows = [[str(k)] + [f"{_f(a['pass_at_k'][m][ks.index(k)])} / "
+                            f"{_f(maj['models'][m][maj['ks'].index(k)])}" for m in a["models"]]
+                for k in maj["ks"]]
+        table = (f"<p>Each cell: {term('pass@k')} / {term('maj@k')} (the chance that the most "
+                 "frequent answer among k samples is correct, exact over k-subsets; shown up to "
+                 f"k = {maj['ks'][-1]}, where its exact computation stays fast). The gap between "
+                 "them is what picking by a verifier gains over picking by a vote.</p>" + _table(["k", *a["models"]], rows))
+    else:
+        rows = [[str(k)] + [_f(a["pass_at_k"][m][ks.index(k)]) for m in a["models"]]
+                for k in show]
+        table = _table(["k", *a["models"]], rows)
     return (_figure(svgs, "passk", "Unbiased pass@k (Chen et al. 2021) averaged over problems; "
-                    "dotted lines mark each checkpoint's crossover k*.")
-            + _table(["k", *a["models"]], rows))
+                    "dotted lines mark each checkpoint's crossover k*"
+                    + ("; thin dash-dot lines are maj@k." if maj else "."))
+            + table)
 
 
 def _kci(v) -> str:
@@ -198,29 +266,32 @@ def _difference(a: dict, svgs: dict) -> str:
         fl = r.get("first_loss_set")
         rows.append([esc(m), W.pts(r["diff"][0]),
                      esc(r["k_star"]) if r["k_star"] is not None else "none on the grid",
-                     f"{r['n_crossings']}, at most {r['crossing_bound']}",
+                     str(r["n_crossings"]),
                      (f"{W.pts(r['price'], False)} at k = {r['price_k']}" if r["price"] > 0
                       else "none"),
                      esc(_ranges(r.get("gain_budgets") or [])),
                      esc(_ranges(r.get("loss_budgets") or [])),
                      (f"{fl[0]}–{fl[1] if fl[1] is not None else 'beyond the grid'}" if fl
                       else "–"),
-                     (f"{W.pts(r['delta_se'])} (K = {r['delta_se_K']})"
-                      if r.get("delta_se") is not None else "–"),
+                     esc(W.delta_se_cell(r) or "–"),
                      (f"k* {_kci(ks_ci[0])}–{_kci(ks_ci[1])}; price "
                       f"{W.pts(pr_ci[0], False)}–{W.pts(pr_ci[1], False)} points"
                       if ks_ci and pr_ci else "–")])
-    out.append(_table(["checkpoint", "Δpass@1 (points)", "k*", "crossings, bound",
-                       "price (points)", "supported gain k", "supported loss k",
-                       "first-loss set", "Δ_SE (points)", "bootstrap 95% interval"], rows))
+    out.append(_table(["checkpoint", Html(term("D(k)", "Δpass@1 (points)")), Html(term("k*")),
+                       Html(term("crossings")), Html(term("price", "price (points)")),
+                       Html(term("supported gain", "supported gain k")),
+                       Html(term("supported loss", "supported loss k")),
+                       Html(term("first-loss set")),
+                       Html(term("Delta_SE", "sampling-efficiency gap (points, not a gain)")),
+                       "bootstrap 95% interval"], rows))
     for m, r in a["comparisons"].items():
         sentence = W.band_sentence(r)
         if sentence:
             out.append(f"<p>{esc(m)}: {esc(sentence)}</p>")
-    for m, r in a["comparisons"].items():
-        if r.get("band"):
-            out.append(f"<p class=\"note\">{esc(m)}: {esc(r['band']['method'])}. "
-                       f"{esc(W.crossings_sentence(r))}</p>")
+    methods = sorted({r["band"]["method"] for r in a["comparisons"].values() if r.get("band")})
+    if methods:
+        out.append(f'<p class="note">{esc("; ".join(methods))}. '
+                   f'{esc(W.crossings_overview(a["comparisons"]))}</p>')
     return "".join(out)
 
 
@@ -447,7 +518,8 @@ def _support(a: dict) -> str:
     s = a["support"]
     if not s["problem"]:
         return _missing("Support dynamics need a base and at least one checkpoint.")
-    head = ["checkpoint", "P", "E", "S", "O", "SRR", "NDR", "SDS", "NSCR"]
+    head = ["checkpoint", "P", "E", "S", "O",
+            *[Html(term(t)) for t in ("SRR", "NDR", "SDS", "NSCR")]]
 
     def row(m, d):
         return [esc(m), *[str(d[k]) if isinstance(d[k], int) else _f(d[k], 1) for k in "PESO"],
@@ -455,9 +527,14 @@ def _support(a: dict) -> str:
 
     out = [f"<p>Empirical support at K = {s['K']}: a problem is in a model's support when some "
            f"correct sample is found within K draws with probability at least 1 − ζ = "
-           f"{1 - s['zeta']:g} (ε = 1 − ζ^(1/K) = {s['epsilon']:.4f}). P preserved, E expanded "
-           "(only the checkpoint), S shrunk (only the base), O outside both. SRR = P/(P+S), "
-           "NDR = E/(P+E), SDS their harmonic mean, NSCR = (E−S)/(P+E+S).</p>",
+           f"{1 - s['zeta']:g}: its success rate per sample must be at least the "
+           f"{term('support epsilon', 'support epsilon')} ε = 1 − ζ^(1/K) = {s['epsilon']:.4f}. "
+           "P preserved (both models), E expanded (only the checkpoint), S shrunk (only the "
+           "base), O outside both. In plain words: SRR is the share of the base's problems the "
+           "checkpoint keeps (1 = lost none); NDR the share of the checkpoint's problems that are "
+           "new (0 = found nothing new); SDS combines the two (their harmonic mean); NSCR is the "
+           "net change, above 0 the support grew, below 0 it shrank. Formulas: SRR = P/(P+S), "
+           "NDR = E/(P+E), SDS = 2 SRR NDR/(SRR + NDR), NSCR = (E−S)/(P+E+S).</p>",
            _table(head, [row(m, d) for m, d in s["problem"].items()])]
     for m, d in s["problem"].items():
         for region, label in (("E", "expanded"), ("S", "shrunk")):
@@ -491,7 +568,8 @@ def _diversity(a: dict) -> str:
     d = a["diversity"]
     if not d:
         return _missing("Answer diversity needs the extracted <code>answer</code> of each sample "
-                        "(rollout tables graded by <code>rlvr-boundary verify</code>); count-only "
+                        "(rollout tables graded by <code>rlvr-boundary verify ROLLOUTS --gold "
+                        "GOLD</code>); count-only "
                         "inputs cannot show it.")
     rows = [[esc(m), _f(v["distinct"], 2), _f(v["entropy"], 3), _f(v["exp_entropy"], 2),
              _f(v["inverse_simpson"], 2)] for m, v in d["models"].items()]
@@ -517,21 +595,47 @@ def _moment_table(block: dict, models: list[str], cols: list[str]) -> str:
 def _quality(a: dict) -> str:
     q = a.get("quality")
     if not q:
-        return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify</code> "
-                        "(it fills the q_* columns: no boxed answer, several boxed answers, text "
+        return _missing("Quality flags need the completion text: run <code>rlvr-boundary verify "
+                        "ROLLOUTS --gold GOLD</code> (it fills the q_* columns: no boxed answer, several boxed answers, text "
                         "after the answer, CJK share, language mixing, 3-gram redundancy).")
     note = W.quality_sampling_note(a.get("quality_sampling"))
-    return ("<p>Means of the flags, shares for yes/no flags, per model and split by verdict.</p>"
-            + (f'<p class="note">{esc(note)}</p>' if note else "")
-            + _moment_table(q, a["models"], list(q)))
+    firing, never, everywhere = _quality_split(q)
+    omitted = W.quality_omitted_sentence(never, everywhere)
+    head = (f'<p class="note">{esc(note)}</p>' if note else "")
+    if not firing:
+        return head + f"<p>No quality flag fires on these samples. {esc(omitted or '')}</p>"
+    meaning = "; ".join(f"<code>{esc(c)}</code>: {esc(W.QUALITY_FLAGS.get(c, c))}"
+                        for c in firing)
+    return ("<p>Means of the flags that fire, shares for yes/no flags, per model and split by "
+            f"verdict. {meaning}.</p>" + head + _moment_table(q, a["models"], firing)
+            + (f'<p class="note">{esc(omitted)}</p>' if omitted else ""))
+
+
+def _quality_split(q: dict) -> tuple[list[str], list[str], list[str]]:
+    """The flags that fire on some samples, those that never fire, and those that fire on every
+    sample of every model (a property of the task, not a finding)."""
+    firing, never, everywhere = [], [], []
+    for col, per in q.items():
+        means = [c["all"]["mean"] for c in per.values() if c and c.get("all")]
+        if not means or all(v == 0 for v in means):
+            never.append(col)
+        elif all(v == 1 for v in means) and all(
+                (c["all"].get("std") or 0) == 0 for c in per.values() if c and c.get("all")):
+            everywhere.append(col)
+        else:
+            firing.append(col)
+    return firing, never, everywhere
 
 
 def _tokens(a: dict, svgs: dict) -> str:
     t = a.get("tokens")
     if not t:
         return _missing("Token statistics need the token summary columns of the rollout table "
-                        "(entropy_mean, rbf_mean, log_ppl, entropy_bins), which a sampler fills "
-                        "when it records log-probabilities; these inputs do not have them.")
+                        "(entropy_mean, rbf_mean, log_ppl, entropy_bins), which <code>"
+                        "rlvr-boundary sample --model MODEL --prompts PROMPTS --out DIR</code> "
+                        "fills (the transformers backend; a server only with logprobs), or "
+                        "<code>rlvr-boundary score ROLLOUTS --model MODEL</code> adds under a "
+                        "model; these inputs do not have them.")
     cols = [c for c in t if c not in ("entropy_by_position", "truncated_share")]
     out = [_moment_table(t, a["models"], cols) if cols else ""]
     if "truncated_share" in t:

@@ -40,8 +40,11 @@ GLOSSARY = {
           "starts to solve fewer problems than its base.",
     "price": "The largest loss of the trained model against the base over the budget grid, "
              "max over k of max(0, -D(k)), in points: what the pass@1 gain cost at large k.",
-    "Delta_SE": "The sampling-efficiency gap: pass@K of the base minus pass@1 of the trained "
-                "model (K = 256 when the grid has it), in points.",
+    "Delta_SE": "The sampling-efficiency gap, not a gain: pass@K of the base minus pass@1 of "
+                "the trained model (K = 256, or the largest budget of the grid below it), in "
+                "points. It says how far one attempt of the trained model falls short of what "
+                "the base reaches with K attempts; smaller is better, and it stays large when "
+                "RL gained nothing at K.",
     "band": "The simultaneous confidence band of D(k): it covers every budget of the grid at "
             "once with the stated level (a Gaussian-multiplier sup-t band over prompts, or "
             "clusters and runs).",
@@ -51,6 +54,10 @@ GLOSSARY = {
                       "there.",
     "first-loss set": "The budgets where RL first becomes truly worse lie between the first "
                       "budget that is not a supported gain and the first supported loss.",
+    "crossings": "How many times the two pass@k curves change order on the budget grid. For "
+                 "the model curves 1 - (1 - p)^k the number of crossings is at most the number "
+                 "of sign changes of the per-problem differences (the generalized Descartes "
+                 "rule of signs); the unbiased curves follow that bound only approximately.",
     "support": "A model supports a problem when it finds a correct answer within a budget K: "
                "its success probability exceeds epsilon = 1 - zeta^(1/K) (Wu et al., \"The "
                "Invisible Leash\", arXiv 2507.14843).",
@@ -74,6 +81,31 @@ GLOSSARY = {
                "nats, averaged over a completion. Answer entropy: the entropy of the "
                "distribution of distinct final answers among k samples.",
 }
+
+
+#: What each output-quality flag means when it fires (verify fills the q_* columns).
+QUALITY_FLAGS = {
+    "q_no_boxed": "no \\boxed{} answer in the completion",
+    "q_multi_boxed": "several \\boxed{} answers in one completion",
+    "q_text_after_answer": "20 or more characters of text after the last boxed answer",
+    "q_cjk_share": "share of Chinese, Japanese or Korean characters among the letters",
+    "q_language_mix": "the answer's script differs from the prompt's (CJK against non-CJK)",
+    "q_redundancy3": "repetition: 1 - distinct word 3-grams / all word 3-grams",
+}
+
+
+def quality_omitted_sentence(never: list[str], everywhere: list[str]) -> str | None:
+    """Which flags the quality table leaves out, and why."""
+    bits = []
+    if never:
+        bits.append(f"never fire on these samples: {', '.join(never)}")
+    if everywhere:
+        bits.append(f"fire on every sample of every model, so they describe the task rather "
+                    f"than a model (for example a task whose answers are never boxed): "
+                    f"{', '.join(everywhere)}")
+    if not bits:
+        return None
+    return "Not shown, flags that " + "; flags that ".join(bits) + "."
 
 
 def pts(x: float, sign: bool = True) -> str:
@@ -186,6 +218,98 @@ def crossings_sentence(res: dict) -> str:
             + f"{res['crossing_bound']} time{'s' if res['crossing_bound'] != 1 else ''}, by the "
             "generalized Descartes rule of signs; the unbiased finite-n curves are not "
             "exponential sums, so the bound applies to them only approximately.")
+
+
+def plain_summary(audit: dict, m: str) -> str:
+    """One paragraph in plain words for checkpoint ``m``: what RL bought at small k, what it
+    cost at large k, how sure, and what to do. Read first on the page and in the app."""
+    res = audit["comparisons"][m]
+    base = res["models"]["base"]
+    ks = list(res["ks"])
+    p_base, p_rl = res["pass_at_k"][base][0], res["pass_at_k"][m][0]
+    gains, losses = res.get("gain_budgets") or [], res.get("loss_budgets") or []
+    band = res.get("band")
+    d1 = res["diff"][0]
+    who = f"with {'one attempt' if ks[0] == 1 else f'{ks[0]} attempts'} per problem"
+    bought = (f"What RL bought: {who}, {m} solves {p_rl:.1%} of the problems against "
+              f"{p_base:.1%} for {base}, {pts(abs(d1), False)} points "
+              f"{'more' if d1 > 0 else 'fewer' if d1 < 0 else 'either way'}")
+    if band is None:
+        bought += " (one prompt: no band, so no verdict)."
+    elif ks[0] in gains:
+        bought += ", a gain the band supports."
+    elif ks[0] in losses:
+        bought += ", a loss the band supports."
+    else:
+        bought += ", too close to call at this sample size."
+    if losses and (not gains or losses[0] > ks[0]):
+        cost = (f"What it cost: from k = {losses[0]} attempts on it solves fewer problems than "
+                f"{base} (supported), by up to {pts(res['price'], False)} points at k = "
+                f"{res['price_k']}.")
+    elif res["price"] > 0:
+        cost = (f"What it cost: it falls behind by up to {pts(res['price'], False)} points at "
+                f"k = {res['price_k']}, but no loss is supported up to k = {ks[-1]}.")
+    else:
+        cost = f"What it cost: nothing measurable; it is never behind up to k = {ks[-1]}."
+    t = (audit.get("coverage") or {}).get("table_2x2", {}).get(m)
+    if t is not None:
+        cost += (f" At K = {audit['K']} attempts it solves {t['rl_only']} problem"
+                 f"{'s' if t['rl_only'] != 1 else ''} {base} cannot and misses "
+                 f"{t['base_only']} that {base} solves.")
+    if band is None:
+        sure = "How sure: not at all; a verdict needs more than one prompt."
+    else:
+        sure = (f"How sure: each 'supported' holds at {band['level']:.0%} for every budget at "
+                f"once (prompts are the sampling unit, {res['n_prompts']} of them)")
+        ci = res.get("bootstrap_ci") or {}
+        ks_ci = (ci.get("k_star") or {}).get("ci")
+        if ks_ci and res["k_star"] is not None:
+            hi = f"beyond {ks[-1]}" if ks_ci[1] is None else f"{ks_ci[1]:g}"
+            lo = f"beyond {ks[-1]}" if ks_ci[0] is None else f"{ks_ci[0]:g}"
+            sure += (f"; the budget where it falls behind, k* = {res['k_star']}, lies "
+                     + (f"at {lo}" if lo == hi else f"between {lo} and {hi}")
+                     + f" with {1 - ci['alpha']:.0%} confidence")
+        sure += "."
+    if band is None:
+        todo = "What to do: evaluate on more problems."
+    elif gains and losses:
+        todo = (f"What to do: use {m} where one or a few attempts count; where you sample "
+                f"k >= {losses[0]} attempts and keep the best, {base} does better. To keep the "
+                "large-k coverage while training, see the pass@k-preserving advantage shaping "
+                "of rlvr_boundary.shaping, or pick an earlier checkpoint.")
+    elif gains:
+        todo = f"What to do: keep {m}: it gains with no supported cost up to k = {ks[-1]}."
+    elif losses:
+        todo = (f"What to do: prefer {base} for this task: RL made it worse where it is "
+                "measured, and gained nothing supported.")
+    else:
+        todo = ("What to do: no difference is supported; to decide, plan a larger study with "
+                "rlvr-boundary plan (it says how many prompts and samples reach a verdict).")
+    return " ".join([bought, cost, sure, todo])
+
+
+def crossings_overview(comparisons: dict) -> str:
+    """One sentence for every checkpoint's crossings and their bound."""
+    if not comparisons:
+        return ""
+    seen = "; ".join(
+        f"{m} {r['n_crossings']} time{'s' if r['n_crossings'] != 1 else ''}"
+        + (f" (near k = {r['crossings'][0]['k_continuous']:.1f})"
+           if r["n_crossings"] == 1 else "")
+        + f", at most {r['crossing_bound']}"
+        for m, r in comparisons.items())
+    return (f"How often the curves change order on the grid, and the most the model curves "
+            f"could (generalized Descartes rule of signs, approximate for the unbiased curves): "
+            f"{seen}.")
+
+
+def delta_se_cell(res: dict) -> str | None:
+    """The sampling-efficiency gap as a gap: unsigned when positive, named by its parts."""
+    if res.get("delta_se") is None:
+        return None
+    v = res["delta_se"]
+    gap = pts(v, False) if v >= 0 else f"{pts(v)} (RL pass@1 above base)"
+    return f"{gap}: base pass@{res['delta_se_K']} − RL pass@1"
 
 
 def count_phrase(n: int, noun: str) -> str:
@@ -614,6 +738,8 @@ def compare_console(res: dict) -> list:
         out.append(note_line(note))
     out.append(f"Solved by at least one sample: {base} {res['solved_at_n'][base]} of "
                f"{res['n_prompts']}, {rl} {res['solved_at_n'][rl]} of {res['n_prompts']}.")
+    if res.get("maj_at_k"):
+        out.append(majority_sentence(res["maj_at_k"], [base, rl]))
     out.append(crossings_sentence(res))
     out.append(kstar_price_sentence(res))
     out += [s for s in (delta_se_sentence(res), band_sentence(res), bootstrap_sentence(res)) if s]
@@ -627,6 +753,13 @@ def compare_console(res: dict) -> list:
     if res.get("extrapolation"):
         extras.append(extrapolation_sentence(res["extrapolation"]))
     return out + [x for x in extras if x]
+
+
+def majority_sentence(maj: dict, models: list[str]) -> str:
+    """maj@k of each model at the budgets computed, beside pass@k in the table above."""
+    per = "; ".join(f"{m} " + ", ".join(f"{v:.4f}" for v in maj["models"][m]) for m in models)
+    return (f"maj@k, the chance that the most frequent answer among k samples is correct, at "
+            f"k = {', '.join(str(k) for k in maj['ks'])}: {per}.")
 
 
 def report_console(audit: dict) -> list:
@@ -765,7 +898,19 @@ def sample_console(doc: dict) -> list:
             f"{doc['shards']} shards; drew {doc['generated_now']} now"
             + (f" at {rate:.1f} samples/s" if rate else "")
             + (f", {doc['resumed_from']} kept from an earlier run" if doc["resumed_from"]
-               else "")]
+               else "")] + no_logprobs_console(doc)
+
+
+def no_logprobs_console(doc: dict) -> list:
+    """Say so when samples came back without logprobs (their token summaries are NaN)."""
+    bare = doc.get("without_token_summaries") or 0
+    if not bare:
+        return []
+    return [_styled((
+        f"{bare} of {doc['generated_now']} samples drawn now have no token summaries "
+        "(entropy_mean, rbf_mean, log_ppl are NaN): the server returned no logprobs. Texts and "
+        "grades are unaffected; for token statistics use a server that returns logprobs "
+        "(vLLM, SGLang) with --logprobs K, or the transformers backend", "yellow"))]
 
 
 def score_sentence(summary: dict, label: str) -> str:
