@@ -50,6 +50,9 @@ def launch(demo, opts: AppOptions, *, block: bool = True, quiet: bool = False):
     import os
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    runner = getattr(demo, "rb_runner", None)
+    if runner is not None and hasattr(runner, "start"):
+        runner.start()  # the workers warm up while the server starts
     demo.queue(default_concurrency_limit=max(2, 2 * opts.workers), max_size=200)
     from rlvr_boundary.app.render import CSS
 
