@@ -23,6 +23,13 @@ class AppOptions:
     max_upload_mb: float = option(20.0, metavar="MB", low=0, low_open=True, group="limits",
                                   help="largest upload per file, in MB of 2**20 bytes (enforced "
                                        "by the server and again before reading)")
+    upload_quota_mb: float = option(200.0, metavar="MB", low=0, low_open=True, group="limits",
+                                    help="most a visitor (one client address) may upload per "
+                                         "session lifetime, in MB")
+    total_upload_mb: float = option(2000.0, metavar="MB", low=0, low_open=True, group="limits",
+                                    help="most the server keeps of all visitors' uploads "
+                                         "together, in MB; further uploads are refused until "
+                                         "sessions end")
     max_rows: int = option(200_000, metavar="N", low=1, group="limits",
                            help="largest number of rows (lines of a text file, rows of a "
                                 "Parquet table) in one input")

@@ -224,7 +224,8 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
     limits_text = (f"This server accepts files of up to {opts.max_upload_mb:g} MB and "
                    f"{opts.max_rows:,} rows, pasted tables of up to {opts.max_paste_chars:,} "
                    f"characters, and at most {opts.max_cells:,} prompt x budget cells per "
-                   "analysis.")
+                   f"analysis; at most {opts.upload_quota_mb:g} MB of uploads per visitor "
+                   f"and {opts.total_upload_mb:g} MB for all visitors together.")
     ttl = opts.session_ttl
 
     def _progress(progress):
