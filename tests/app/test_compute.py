@@ -9,6 +9,7 @@ import gzip
 import json
 import zipfile
 import math
+import re
 import time
 
 import numpy as np
@@ -108,6 +109,10 @@ def test_paste_deepscaler_counts_matches_published_figures(deepscaler, tmp_path)
     for f in res["files"]:
         assert (tmp_path / f.rsplit("/", 1)[-1]).is_file()
     assert set(res["svgs"]) >= {"passk", "difference"}
+    from rlvr_boundary.app import render
+
+    page = render.result(res)  # B = 200 is too few for the printed digits: the page says so
+    assert re.search(r'data-field="mc_error">B = 200 multipliers: .* not below half', page)
     assert all(v.startswith("<svg") for v in res["svgs"].values())
     # No PNG or PDF until a download asks for them; then from the result JSON, not recomputed.
     assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.pdf"))
