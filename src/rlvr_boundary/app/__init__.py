@@ -45,14 +45,14 @@ def launch(demo, opts: AppOptions, *, block: bool = True, quiet: bool = False):
     Returns
     -------
     str
-        The local URL.
+        The local URL, once the worker processes are started and warm (their imports and
+        a first figure drawn while the web server starts), so no request pays for that.
     """
     import os
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     runner = getattr(demo, "rb_runner", None)
-    if runner is not None and hasattr(runner, "start"):
-        runner.start()  # the workers warm up while the server starts
+    warming = runner.start() if runner is not None and hasattr(runner, "start") else []
     demo.queue(default_concurrency_limit=max(2, 2 * opts.workers), max_size=200)
     from rlvr_boundary.app.render import CSS
 
@@ -71,6 +71,8 @@ def launch(demo, opts: AppOptions, *, block: bool = True, quiet: bool = False):
         max_file_size=opts.max_upload_bytes, prevent_thread_lock=True, quiet=quiet,
         show_error=False, ssr_mode=False, mcp_server=False, enable_monitoring=False,
         footer_links=[], css=CSS, pwa=False, app_kwargs={"middleware": [quota]})
+    if warming:  # the workers warmed up while the server started; the URL is given once they are
+        runner.wait_ready(warming)
     if block:
         try:
             demo.block_thread()

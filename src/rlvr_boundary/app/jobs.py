@@ -37,6 +37,10 @@ from concurrent.futures.process import BrokenProcessPool
 from rlvr_boundary.errors import InputError
 
 
+#: Environment variables that set the BLAS and OpenMP thread counts of a worker.
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 class JobError(Exception):
     """A job failed for a reason other than bad input (shown to the user as such)."""
 
@@ -122,17 +126,29 @@ class JobRunner:
 
         with self._lock:
             if self._pool is None:
+                # One BLAS thread per worker: the workers are the parallelism (one per core);
+                # each worker's BLAS spreading over every core as well oversubscribes them.
+                # Set in the server before the workers exist, so their numpy starts with it;
+                # a value the user set is kept.
+                for var in BLAS_THREADS:
+                    os.environ.setdefault(var, "1")
                 self._pool = ProcessPoolExecutor(
                     max_workers=self.workers, mp_context=mp.get_context("spawn"),
                     initializer=_init_worker, initargs=(os.getpid(),),
                     max_tasks_per_child=self.max_tasks_per_child)
             return self._pool
 
-    def start(self) -> None:
-        """Start every worker now (each warms itself up), without waiting for them."""
+    def start(self) -> list:
+        """Start every worker now (each warms itself up); returns futures done when they are."""
         pool = self._get_pool()
-        for _ in range(self.workers):
-            pool.submit(_ready)
+        return [pool.submit(_ready) for _ in range(self.workers)]
+
+    @staticmethod
+    def wait_ready(futures: list, timeout: float = 300.0) -> None:
+        """Wait (at most ``timeout`` s in all) until the workers of :meth:`start` are warm."""
+        from concurrent.futures import wait
+
+        wait(futures, timeout=timeout)
 
     def _reset(self, broken: ProcessPoolExecutor) -> None:
         with self._lock:
