@@ -172,7 +172,7 @@ def _pts1(x: float, sign: bool = True) -> str:
 
 
 def mc_sentence(critical_value: float, se_max: float, n: int) -> str:
-    """The band's Monte Carlo error against the printed digits.
+    r"""The band's Monte Carlo error against the printed digits.
 
     Notes
     -----
