@@ -390,17 +390,13 @@ def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> d
 
 
 def warm() -> None:
-    """Import what a job needs and draw one small figure as SVG (loads fonts and backends),
-    so a worker's first job does not pay for it."""
-    import rlvr_boundary.pipelines.audit  # noqa: F401
-    import rlvr_boundary.pipelines.price  # noqa: F401
-    import rlvr_boundary.pipelines.theory  # noqa: F401
-    from rlvr_boundary.report import figures as F
+    """Run one tiny audit (three pasted prompts, B = 20) in a temporary folder, so a worker's
+    first real job finds every module imported, fonts loaded and figures drawn once."""
+    import tempfile
 
-    fig, axes = F.figure(1.0)
-    axes[0].plot([1, 2], [0.5, 0.75], label="warm")
-    axes[0].set_title("warm")
-    _svg(fig)
+    with tempfile.TemporaryDirectory(prefix="rb-warm-") as d:
+        paste_job("1/4, 2/4\n3/4, 1/4\n2/4, 4/4\n", "counts", ("base", "RL"),
+                  {"bootstrap": 20}, d)
 
 
 def _svg(fig) -> str:

@@ -219,7 +219,6 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
     # Gradio's uploads and copies of downloads live under the server's folder too, so a
     # killed server's files are removed with it at the next start (read by each
     # component and by the server when they are made).
-
     os.environ["GRADIO_TEMP_DIR"] = str(root / "gradio")
     limits_text = (f"This server accepts files of up to {opts.max_upload_mb:g} MB and "
                    f"{opts.max_rows:,} rows, pasted tables of up to {opts.max_paste_chars:,} "
@@ -248,7 +247,6 @@ def build_app(opts: AppOptions | None = None, runner: JobRunner | None = None):
     def run_job(name: str, session: str | None, key: str, args: tuple, progress=None):
         """Run (or answer from this session's cache) one analysis; returns
         ``(page, downloads, session, run folder)``."""
-
         session = _session_dir(session, root)
         tab = name.split("_")[0]
         run = Path(session) / f"run-{tab}-{key[:24]}"
