@@ -6,9 +6,11 @@ i.e. its own browser session) start together behind a barrier and each uploads
 two count files and runs the analysis through the app's ``/upload`` endpoint,
 the same handler as the page's Upload tab. The whole wave runs twice.
 
-Each session's input is a different random subset of the real DeepScaleR
-counts (300 of the 1,060 prompts) with its own RL model label
-(``rl-session-<i>``), so every correct answer is different. A session is
+Each session's input is a random subset of the real DeepScaleR counts (by default
+all 1,060 prompts x 128 samples, each session in its own order: DeepScaleR-sized, so
+the numbers are the same and the label tells the sessions apart; fewer prompts give
+every session different numbers; ``--prompts 10600`` repeats the prompts under new ids
+for a 10x input) with its own RL model label (``rl-session-<i>``). A session is
 answered correctly when its page shows the k*, price and budget of the price that
 ``rlvr_boundary.analysis.pairwise.compare_aligned`` computes in this process for
 its own subset, and it is isolated when its page and downloaded JSON name its
@@ -26,6 +28,7 @@ Run::
 
     python benchmarks/bench_app_load.py              # 20 sessions, two waves
     python benchmarks/bench_app_load.py --sessions 5
+    python benchmarks/bench_app_load.py --sessions 8 --prompts 10600
 """
 
 from __future__ import annotations
@@ -46,8 +49,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
 
-def make_inputs(folder: Path, sessions: int, prompts: int = 300) -> list[dict]:
-    """One (base file, RL file, expected numbers) per session, from the DeepScaleR counts."""
+def make_inputs(folder: Path, sessions: int, prompts: int = 1060) -> list[dict]:
+    """One (base file, RL file, expected numbers) per session, from the DeepScaleR counts.
+
+    Up to 1,060 prompts: a random subset of the real prompts (all of them at 1,060, in a
+    session's own order). More: the real prompts repeated under new ids (``<id>#r<j>``)
+    until there are ``prompts`` of them, then a random subset, so 10,600 is the
+    DeepScaleR set ten times over.
+    """
     import numpy as np
 
     from rlvr_boundary.analysis.pairwise import compare_aligned
@@ -60,6 +69,10 @@ def make_inputs(folder: Path, sessions: int, prompts: int = 300) -> list[dict]:
     base = load_model_counts(ex["base"], label="base")
     rl = load_model_counts(ex["rl"], label="rl")
     a = align([base, rl])
+    if prompts > a.n.shape[1]:
+        reps = -(-prompts // a.n.shape[1])
+        ids = np.array([f"{p}#r{j}" for j in range(reps) for p in a.prompt_ids])
+        a = type(a)(list(a.models), ids, np.tile(a.n, reps), np.tile(a.c, reps))
     out = []
     for i in range(sessions):
         rng = np.random.default_rng(1000 + i)
@@ -124,7 +137,8 @@ def one_wave(url: str, inputs: list[dict], timeout: float) -> list[dict]:
             rec["seconds"] = time.perf_counter() - t0
             k_star, price, price_k = (_field(html, "k_star"), _field(html, "price"),
                                       _field(html, "price_k"))
-            want = (str(x["k_star"]) if x["k_star"] is not None else "–", f"{x['price']:.4f}",
+            want = (str(x["k_star"]) if x["k_star"] is not None else "–",
+                    f"{x['price'] * 100:.2f}",  # the page prints points
                     str(x["price_k"]) if x["price_k"] is not None else "–")
             rec["got"], rec["want"] = (k_star, price, price_k), want
             rec["ok"] = rec["got"] == want
@@ -147,24 +161,30 @@ def one_wave(url: str, inputs: list[dict], timeout: float) -> list[dict]:
             for r in records]
 
 
-def run_load(sessions: int = 20, waves: int = 2, workers: int = 2, bootstrap: int = 500,
-             timeout: float = 900.0, quiet: bool = False) -> dict:
+def run_load(sessions: int = 20, waves: int = 2, workers: int = 2, bootstrap: int | None = None,
+             timeout: float = 900.0, quiet: bool = False, prompts: int = 1060) -> dict:
     """Start a server, run ``waves`` waves of ``sessions`` sessions, stop it; return figures."""
     from tests.app.server import running_server
 
     say = (lambda *a: None) if quiet else print
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = make_inputs(Path(tmp), sessions)
-        with running_server("--workers", str(workers), "--bootstrap", str(bootstrap)) as (
-                url, proc, _):
-            # Warm-up: one request starts the worker processes (timed apart).
+        inputs = make_inputs(Path(tmp), sessions, prompts)
+        extra = ["--workers", str(workers)]
+        if bootstrap is not None:  # else the server's own default
+            extra += ["--bootstrap", str(bootstrap)]
+        with running_server(*extra) as (url, proc, _):
+            # The first request, timed apart (the server warms its workers before it gives
+            # its URL; older servers started them on this request).
             t0 = time.perf_counter()
             warm = one_wave(url, inputs[:1], timeout)[0]
             first = time.perf_counter() - t0
-            say(f"warm-up request (starts the workers): {first:.1f} s, correct: {warm['ok']}")
+            say(f"first request: {warm.get('seconds', float('nan')):.1f} s ({first:.1f} s with "
+                f"its client's connection), correct: {warm['ok']}")
             base_rss = _rss_tree(proc.pid)
-            out = {"sessions": sessions, "workers": workers, "bootstrap": bootstrap,
-                   "warmup_s": first, "baseline_mb": base_rss / 1e6, "waves": [],
+            out = {"sessions": sessions, "prompts": prompts, "workers": workers,
+                   "bootstrap": bootstrap or "server default",
+                   "first_request_s": warm.get("seconds"), "first_with_client_s": first,
+                   "baseline_mb": base_rss / 1e6, "waves": [],
                    "loadavg_before": os.getloadavg()}
             for w in range(waves):
                 peak = [0]
@@ -206,7 +226,10 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=20)
     ap.add_argument("--waves", type=int, default=2)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--bootstrap", type=int, default=500)
+    ap.add_argument("--bootstrap", type=int, default=None,
+                    help="the server's --bootstrap (default: the server's own default)")
+    ap.add_argument("--prompts", type=int, default=1060,
+                    help="prompts per session's input (1,060: DeepScaleR-sized; 10,600: 10x)")
     args = ap.parse_args()
     import numpy
 
@@ -215,7 +238,8 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} CPUs, Python {platform.python_version()}, numpy "
           f"{numpy.__version__}, gradio {gradio.__version__}, load average "
           f"{os.getloadavg()[0]:.1f}")
-    res = run_load(args.sessions, args.waves, args.workers, args.bootstrap)
+    res = run_load(args.sessions, args.waves, args.workers, args.bootstrap,
+                   prompts=args.prompts)
     print(f"baseline RSS (server + workers) {res['baseline_mb']:.0f} MB, after "
           f"{res['after_mb']:.0f} MB; server stopped: {res['server_stopped']}")
     w = res["waves"]

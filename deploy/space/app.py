@@ -24,6 +24,8 @@ def options_from_env(env=None) -> AppOptions:
     kw = {"host": env.get("GRADIO_SERVER_NAME") or "127.0.0.1",
           "port": int(env.get("GRADIO_SERVER_PORT") or 7860)}
     for var, name, cast in (("RLVR_BOUNDARY_MAX_UPLOAD_MB", "max_upload_mb", float),
+                            ("RLVR_BOUNDARY_UPLOAD_QUOTA_MB", "upload_quota_mb", float),
+                            ("RLVR_BOUNDARY_TOTAL_UPLOAD_MB", "total_upload_mb", float),
                             ("RLVR_BOUNDARY_MAX_ROWS", "max_rows", int),
                             ("RLVR_BOUNDARY_WORKERS", "workers", int),
                             ("RLVR_BOUNDARY_BOOTSTRAP", "bootstrap", int)):

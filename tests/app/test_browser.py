@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -106,12 +107,17 @@ def test_paste_deepscaler_counts_reads_k_star_and_price(page):
     page.locator("#paste-text textarea").fill(deepscaler_counts_text())
     shot(page, "01-paste-deepscaler-input")
     page.click("#paste-go")
+    # The progress indicator says where the analysis is (in line, or running).
+    page.get_by_text(re.compile(r"analysing|waiting for a free worker")).first.wait_for(
+        timeout=60_000)
     # The published figures: the curves cross between k = 21 and 22; the price is 0.0198 at 128.
     assert field(page, "#paste-out", "k_star") == "22"
     assert field(page, "#paste-out", "price") == "1.98"  # points
     assert field(page, "#paste-out", "price_k") == "128"
     assert field(page, "#paste-out", "gain_budgets").startswith("1-")
-    assert page.locator("#paste-out img").count() >= 2
+    # Figures inline as SVG (the report's own), no image files fetched.
+    assert page.locator("#paste-out figure.rb-fig svg").count() >= 2
+    assert page.locator("#paste-out img").count() == 0
     shot(page, "02-paste-deepscaler-result")
 
 
@@ -136,7 +142,7 @@ def test_upload_deepscaler_and_download_report(page, tmp_path):
     assert field(page, "#upload-out", "price_k") == "128"
     shot(page, "04-upload-deepscaler")
     got = {}
-    for name in ("report.html", "report.json", "report_figures.zip"):
+    for name in ("report.html", "report.json"):
         link = page.locator(f"#upload-files-out a[download='{name}']")
         link.wait_for(timeout=30_000)
         with page.expect_download(timeout=30_000) as dl:
@@ -149,9 +155,19 @@ def test_upload_deepscaler_and_download_report(page, tmp_path):
     assert doc["kind"] == "report" and doc["schema_version"]
     (res,) = doc["comparisons"].values()
     assert res["k_star"] == 22 and res["price_k"] == 128
-    with zipfile.ZipFile(got["report_figures.zip"]) as zf:
+    # PNG and PDF are drawn only when asked for.
+    assert page.locator("#upload-figures a[download='figures.zip']").count() == 0
+    page.click("#upload-figures-go")
+    link = page.locator("#upload-figures a[download='figures.zip']")
+    link.wait_for(timeout=WAIT)
+    with page.expect_download(timeout=30_000) as dl:
+        link.click()
+    dl.value.save_as(tmp_path / "figures.zip")
+    with zipfile.ZipFile(tmp_path / "figures.zip") as zf:
         names = set(zf.namelist())
-    assert {"report_figures/passk.png", "report_figures/difference.pdf"} <= names
+        assert zf.read("figures/passk.png")[:4] == b"\x89PNG"
+    assert {"figures/passk.png", "figures/passk.pdf", "figures/difference.png",
+            "figures/difference.pdf"} <= names
 
 
 def test_shaping_slider_changes_weights_to_the_package_values(page):

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import zipfile
 import math
+import re
 import time
 
 import numpy as np
@@ -106,7 +108,19 @@ def test_paste_deepscaler_counts_matches_published_figures(deepscaler, tmp_path)
     assert res["audit"]["coverage"]["solved"] == {"base": 944, "RL": 923}
     for f in res["files"]:
         assert (tmp_path / f.rsplit("/", 1)[-1]).is_file()
-    assert set(res["figures"]) >= {"passk", "difference"}
+    assert set(res["svgs"]) >= {"passk", "difference"}
+    from rlvr_boundary.app import render
+
+    page = render.result(res)  # B = 200 is too few for the printed digits: the page says so
+    assert re.search(r'data-field="mc_error">B = 200 multipliers: .* not below half', page)
+    assert all(v.startswith("<svg") for v in res["svgs"].values())
+    # No PNG or PDF until a download asks for them; then from the result JSON, not recomputed.
+    assert not list(tmp_path.rglob("*.png")) and not list(tmp_path.rglob("*.pdf"))
+    figs = C.figures_job(str(tmp_path), str(tmp_path / "dl"))
+    with zipfile.ZipFile(figs["files"][0]) as zf:
+        names = set(zf.namelist())
+    assert {"figures/passk.png", "figures/passk.pdf", "figures/difference.png",
+            "figures/difference.pdf"} <= names
 
 
 def test_paste_decimal_rates_match_a_brute_force_rate_curve(deepscaler, tmp_path):
@@ -139,7 +153,12 @@ def test_omni_math_points_equal_the_cli_result(tmp_path):
     assert res["result"]["crossing_intervals"] == [[64, 256]] == cli["crossing_intervals"]
     for key in ("k_star", "price", "price_k", "crossings", "diff", "schema_version", "kind"):
         assert app[key] == cli[key], key
-    assert res["figures"]["price"].endswith(".png")
+    assert res["svgs"]["price"].startswith("<svg") and not list(tmp_path.rglob("*.png"))
+    figs = C.figures_job(str(tmp_path), str(tmp_path / "dl"))
+    with zipfile.ZipFile(figs["files"][0]) as zf:
+        assert set(zf.namelist()) == {"figures/price.png", "figures/price.pdf"}
+        assert zf.read("figures/price.png")[:8] == b"\x89PNG\r\n\x1a\n"
+        assert zf.read("figures/price.pdf")[:5] == b"%PDF-"
 
 
 def test_upload_job_names_the_file_as_uploaded(tmp_path):

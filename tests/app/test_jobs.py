@@ -73,3 +73,19 @@ def test_timeout_is_reported(tmp_path):
                   {"bootstrap": 100}, (10**7, 10**5), str(tmp_path))
     finally:
         r.close()
+
+
+def test_place_in_line_counts_the_jobs_ahead_that_no_worker_has_taken():
+    from concurrent.futures import Future
+
+    from rlvr_boundary.app.jobs import JobRunner
+
+    r = JobRunner(1)
+    futs = [Future() for _ in range(4)]
+    r._waiting.extend(futs)
+    assert [r._ahead(f) for f in futs] == [0, 1, 2, 3]
+    futs[0].set_running_or_notify_cancel()  # a worker took the first
+    assert [r._ahead(f) for f in futs] == [None, 0, 1, 2]
+    futs[0].set_result(("ok", 1))
+    futs[2].set_running_or_notify_cancel()
+    assert [r._ahead(f) for f in futs] == [None, 0, None, 1]

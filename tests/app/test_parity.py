@@ -37,8 +37,10 @@ def test_audit_and_its_comparison_equal_report_and_compare(tmp_path):
     app_dir.mkdir()
     app = C.audit_job([str(base), str(rl)], {}, {"bootstrap": 300, "seed": 3}, str(app_dir))
     (tmp_path / "cli").mkdir()
+    # The app runs the report as --no-figures does (inline SVG only; PNG and PDF are drawn
+    # from the result JSON when a visitor asks, as report --from draws them).
     assert main(["report", str(base), str(rl), "--bootstrap", "300", "--seed", "3",
-                 "--out", str(tmp_path / "cli" / "report.html")]) == 0
+                 "--no-figures", "--out", str(tmp_path / "cli" / "report.html")]) == 0
     cli = json.loads((tmp_path / "cli" / "report.json").read_text())
     _same(app["audit"], cli)
     # the page too, byte for byte but for its creation time
@@ -80,5 +82,10 @@ def test_theory_diagnosis_frontier_and_figure_equal_the_commands(tmp_path):
     assert app["diagnosis"]["options"] == {"matrix": "strategy matrix"}
     assert d["options"] == {"matrix": str(m)}
     _same(app["diagnosis"], d, ignore=("options",))
-    assert (tmp_path / "f.png").read_bytes() == (tmp_path / "app" / "theory_figures" /
-                                                 "frontier.png").read_bytes()
+    assert app["svgs"]["frontier"].startswith("<svg")
+    # The PNG download, drawn on request from the app's result JSON, is the command's figure.
+    figs = C.figures_job(str(tmp_path / "app"), str(tmp_path / "dl"))
+    import zipfile
+
+    with zipfile.ZipFile(figs["files"][0]) as zf:
+        assert zf.read("figures/frontier.png") == (tmp_path / "f.png").read_bytes()

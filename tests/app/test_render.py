@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from rlvr_boundary.app import compute as C
 from rlvr_boundary.app import render
 
@@ -12,9 +14,9 @@ EVIL = "<img src=x onerror=alert(1)>\"'&"
 
 def _no_raw(html: str) -> None:
     assert "<img src=x" not in html and "onerror=alert(1)>" not in html
-    # Our own <img> tags carry data: URIs only.
-    for tag in re.findall(r"<img[^>]*>", html):
-        assert 'src="data:image/png;base64,' in tag
+    # Our figures are inline SVG drawn by matplotlib: no <img>, no script, no external refs.
+    assert not re.findall(r"<img", html) and "<script" not in html.lower()
+    assert "xlink:href=\"http" not in html and "href=\"http" not in html
 
 
 def test_error_box_escapes():
@@ -75,3 +77,32 @@ def test_audit_sentences_are_the_reports(tmp_path):
     want = "none" if not fl else escape(
         f"k = {fl[0]} to {'beyond the grid' if fl[1] is None else fl[1]}")
     assert f'<span data-field="first_loss_set">{want}</span>' in html
+
+
+def test_mc_sentence_compares_the_band_edges_error_with_the_printed_digits():
+    # 1.8 / sqrt(4000) = 0.0285; times se 0.0063 -> 0.018 points < 0.05.
+    s = render.mc_sentence(2.55, 0.0063, 4000)
+    assert "about 0.028," in s and "0.018 points" in s and "below half the 0.1 points" in s
+    s = render.mc_sentence(2.55, 0.03, 4000)
+    assert "0.085 points" in s and "not below half" in s and "+/-0.17" in s
+
+
+@pytest.mark.slow
+def test_mc_constant_matches_the_critical_values_spread_on_deepscaler():
+    """The constant behind the page's Monte Carlo sentence, measured again (20 seeds, B = 500)."""
+    import numpy as np
+
+    from rlvr_boundary.analysis.aligned import align
+    from rlvr_boundary.analysis.pairwise import compare_aligned
+    from rlvr_boundary.examples import example_files
+    from rlvr_boundary.io.formats import load_model_counts
+    from rlvr_boundary.pipelines.compare import CompareOptions
+
+    ex = example_files("deepscaler32k")
+    a = align([load_model_counts(ex["base"], label="base"),
+               load_model_counts(ex["rl"], label="rl")])
+    cs = [compare_aligned(a, "base", "rl", CompareOptions(bootstrap=500, seed=s))["band"]
+          ["critical_value"] for s in range(20)]
+    sd = float(np.std(cs, ddof=1))
+    # The sd of a 20-draw sd is about 16%: a factor 1.5 either way is a failure of the constant.
+    assert render.MC_SD_SQRT_B / 1.5 < sd * 500 ** 0.5 < render.MC_SD_SQRT_B * 1.5

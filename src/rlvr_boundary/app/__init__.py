@@ -45,19 +45,34 @@ def launch(demo, opts: AppOptions, *, block: bool = True, quiet: bool = False):
     Returns
     -------
     str
-        The local URL.
+        The local URL, once the worker processes are started and warm (their imports and
+        a first figure drawn while the web server starts), so no request pays for that.
     """
     import os
 
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    runner = getattr(demo, "rb_runner", None)
+    warming = runner.start() if runner is not None and hasattr(runner, "start") else []
     demo.queue(default_concurrency_limit=max(2, 2 * opts.workers), max_size=200)
     from rlvr_boundary.app.render import CSS
 
+    from pathlib import Path
+
+    from starlette.middleware import Middleware
+
+    from rlvr_boundary.app.quota import MB, UploadQuota
+
+    root = getattr(demo, "rb_root", None)
+    uploads = Path(os.environ.get("GRADIO_TEMP_DIR") or (Path(root) / "gradio" if root else "."))
+    quota = Middleware(UploadQuota, folder=uploads, per_visitor=int(opts.upload_quota_mb * MB),
+                       total=int(opts.total_upload_mb * MB), window=opts.session_ttl)
     _, url, _ = demo.launch(
         server_name=opts.host, server_port=opts.port or None, share=False,
         max_file_size=opts.max_upload_bytes, prevent_thread_lock=True, quiet=quiet,
         show_error=False, ssr_mode=False, mcp_server=False, enable_monitoring=False,
-        footer_links=[], css=CSS, pwa=False)
+        footer_links=[], css=CSS, pwa=False, app_kwargs={"middleware": [quota]})
+    if warming:  # the workers warmed up while the server started; the URL is given once they are
+        runner.wait_ready(warming)
     if block:
         try:
             demo.block_thread()

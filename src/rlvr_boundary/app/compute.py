@@ -7,8 +7,9 @@ hands their result documents to :mod:`rlvr_boundary.app.render`:
 - pasted per-prompt counts (``c/n`` cells or four integer columns) and uploaded
   count, rollout or other tools' files -> the audit
   (:func:`rlvr_boundary.pipelines.audit.run` with its ``ReportOptions``, built
-  here as the command line builds them): the result document, the HTML report
-  and its figures, exactly as ``rlvr-boundary report`` makes them;
+  here as the command line builds them): the result document and the HTML report
+  with its inline SVG figures, exactly as ``rlvr-boundary report`` makes them; the
+  PNG and PDF files only when a download asks for them (:func:`figures_job`);
 - pasted success rates or a printed pass@k curve -> the price diagnostic
   (:func:`rlvr_boundary.pipelines.price.run`), as ``rlvr-boundary price``;
 - a strategy matrix -> the diagnosis and the price frontier
@@ -353,7 +354,7 @@ def report_options(settings: dict, labels: dict | None = None):
                              intersect=bool(settings.get("intersect", False)),
                              labels=dict(labels or {}))
     return ReportOptions(compare=compare, base=settings.get("base") or None,
-                         k=settings.get("K") or None, figures=True)
+                         k=settings.get("K") or None, figures=False)
 
 
 def _zip(folder: Path, zpath: Path) -> Path:
@@ -367,10 +368,13 @@ def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> d
     """The audit report of count / rollout / adapter files: :func:`rlvr_boundary.pipelines.audit.run`,
     as ``rlvr-boundary report`` runs it (result JSON first, the page drawn from it).
 
+    The figures come back as the inline SVG the HTML report holds; no PNG or PDF is
+    drawn here (:func:`figures_job` draws them from the result JSON when asked).
+
     Returns
     -------
     dict
-        ``{"mode": "audit", "audit": ..., "files": [...], "figures": {name: png}}``;
+        ``{"mode": "audit", "audit": ..., "files": [...], "svgs": {name: svg}}``;
         ``audit`` is the result document (envelope and payload).
     """
     from rlvr_boundary.pipelines import audit
@@ -379,13 +383,60 @@ def audit_job(paths: list[str], labels: dict, settings: dict, workdir: str) -> d
     paths_ = [Path(p) for p in paths]
     _check_audit_size(paths_, opts, settings.get("max_cells"))
     out = Path(workdir) / "report.html"
-    doc, drawn = audit.run(paths_, opts, out, notes=settings.get("notes") or None)
-    folder = out.with_name(drawn.get("folder") or out.stem + "_figures")
-    figures = {p.stem: str(p) for p in sorted(folder.glob("*.png"))}
-    files = [str(out), str(out.with_suffix(".json"))]
-    if folder.is_dir():
-        files.append(str(_zip(folder, Path(workdir) / "report_figures.zip")))
-    return {"mode": "audit", "audit": doc, "files": files, "figures": figures}
+    svgs: dict = {}
+    doc, _ = audit.run(paths_, opts, out, notes=settings.get("notes") or None, svgs=svgs)
+    return {"mode": "audit", "audit": doc, "files": [str(out), str(out.with_suffix(".json"))],
+            "svgs": svgs}
+
+
+def warm() -> None:
+    """Run one tiny audit (three pasted prompts, B = 20) in a temporary folder, so a worker's
+    first real job finds every module imported, fonts loaded and figures drawn once."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="rb-warm-") as d:
+        paste_job("1/4, 2/4\n3/4, 1/4\n2/4, 4/4\n", "counts", ("base", "RL"),
+                  {"bootstrap": 20}, d)
+
+
+def _svg(fig) -> str:
+    from rlvr_boundary.report import figures as F
+
+    try:
+        return F.to_svg(fig)
+    finally:
+        F.close(fig)
+
+
+def figures_job(run: str, workdir: str) -> dict:
+    """PNG (200 dpi) and PDF of a finished analysis' figures, drawn from the result JSON in
+    its folder ``run`` (nothing is recomputed); returns ``{"files": [zip]}``.
+
+    The audit's figures are those of ``rlvr-boundary report --from`` (the same drawing
+    functions); the price and theory figures those of ``price --figure`` and ``theory
+    frontier``.
+    """
+    from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.report import theory_figures as TF
+
+    run_, out = Path(run), Path(workdir)
+    folder = out / "figures"
+    if (run_ / "report.json").is_file():
+        from rlvr_boundary.pipelines import audit
+
+        page = out / "redraw.html"
+        _, drawn = audit.redraw(run_ / "report.json", page, figures=True)
+        page.unlink(missing_ok=True)
+        (out / drawn["folder"]).rename(folder)
+    elif (run_ / "price.json").is_file():
+        doc = read_result(run_ / "price.json", kind="price")
+        TF.save_formats(TF.price_figure(doc), folder, "price", ("png", "pdf"))
+    elif (run_ / "theory-frontier.json").is_file():
+        doc = read_result(run_ / "theory-frontier.json", kind="theory-frontier")
+        TF.save_formats(TF.frontier_figure(doc), folder, "frontier", ("png", "pdf"))
+    else:
+        raise InputError("no finished analysis to draw: press Analyse first", field="figures")
+    return {"files": [str(_zip(folder, out / "figures.zip"))]}
 
 
 def paste_job(text: str, kind: str, labels: tuple[str, str], settings: dict, workdir: str) -> dict:
@@ -419,12 +470,11 @@ def price_job(text: str, kind: str, labels: tuple[str, str], settings: dict, wor
     opts = PriceOptions(ks=ks, kind=kind, base_label=labels[0] or "base",
                         rl_label=labels[1] or "RL")
     out = Path(workdir)
-    doc = price(None, opts, text=text, source=PASTE_SOURCE, json_path=out / "price.json",
-                figure=out / "price_figures")
-    files = [str(out / "price.json"),
-             str(_zip(out / "price_figures", out / "price_figures.zip"))]
-    return {"mode": "price", "result": doc, "files": files,
-            "figures": {"price": str(out / "price_figures" / "price.png")}}
+    doc = price(None, opts, text=text, source=PASTE_SOURCE, json_path=out / "price.json")
+    from rlvr_boundary.report import theory_figures as TF
+
+    return {"mode": "price", "result": doc, "files": [str(out / "price.json")],
+            "svgs": {"price": _svg(TF.price_figure(doc))}}
 
 
 def files_job(uploads: list[tuple[str, str]], settings: dict, limits: tuple[int, int],
@@ -478,19 +528,15 @@ def matrix_job(text: str, taus: int, kmax: int, workdir: str) -> dict:
                          path="strategy matrix")
     opts = theory.FrontierOptions(taus=taus, kmax=kmax)
     out = Path(workdir)
-    folder = out / "theory_figures"
-    folder.mkdir(parents=True, exist_ok=True)
     diagnosis = theory.diagnose(text=text, source="strategy matrix",
                                 json_path=out / "theory-diagnose.json")
     front = theory.frontier(None, opts, text=text, source="strategy matrix",
                             json_path=out / "theory-frontier.json")
     from rlvr_boundary.report import theory_figures as TF
 
-    drawn = TF.save_formats(TF.frontier_figure(front), folder, "frontier")
     return {"mode": "theory", "diagnosis": diagnosis, "frontier": front,
-            "files": [str(out / "theory-diagnose.json"), str(out / "theory-frontier.json"),
-                      *drawn.values()],
-            "figures": {"frontier": drawn["png"]}}
+            "files": [str(out / "theory-diagnose.json"), str(out / "theory-frontier.json")],
+            "svgs": {"frontier": _svg(TF.frontier_figure(front))}}
 
 
 def example_matrix() -> str:

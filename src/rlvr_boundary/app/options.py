@@ -23,6 +23,13 @@ class AppOptions:
     max_upload_mb: float = option(20.0, metavar="MB", low=0, low_open=True, group="limits",
                                   help="largest upload per file, in MB of 2**20 bytes (enforced "
                                        "by the server and again before reading)")
+    upload_quota_mb: float = option(200.0, metavar="MB", low=0, low_open=True, group="limits",
+                                    help="most a visitor (one client address) may upload per "
+                                         "session lifetime, in MB")
+    total_upload_mb: float = option(2000.0, metavar="MB", low=0, low_open=True, group="limits",
+                                    help="most the server keeps of all visitors' uploads "
+                                         "together, in MB; further uploads are refused until "
+                                         "sessions end")
     max_rows: int = option(200_000, metavar="N", low=1, group="limits",
                            help="largest number of rows (lines of a text file, rows of a "
                                 "Parquet table) in one input")
@@ -34,9 +41,11 @@ class AppOptions:
     workers: int = option(2, metavar="N", low=1, group="limits",
                           help="analysis worker processes; more requests wait in line (bounds "
                                "CPU and memory)")
-    bootstrap: int = option(2000, metavar="B", low=2, group="limits",
+    bootstrap: int = option(4000, metavar="B", low=2, group="limits",
                             help="Gaussian multipliers of the simultaneous band and bootstrap "
-                                 "resamples per analysis")
+                                 "resamples per analysis (4000: the band edges' Monte Carlo "
+                                 "error is below the 0.1 points the page prints on "
+                                 "DeepScaleR-sized inputs; the page states it for each result)")
     job_timeout: float = option(600.0, cli=False, low=0, low_open=True,
                                 help="seconds a request waits for its analysis before it is "
                                      "reported as failed")

@@ -116,7 +116,7 @@ def outputs_of(out_html: str | Path) -> tuple[Path, Path, Path]:
 
 def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
         notes: list[str] | None = None, learning: list | None = None, progress=None,
-        warn=None) -> tuple[dict, dict]:
+        warn=None, svgs: dict | None = None) -> tuple[dict, dict]:
     """Audit the inputs: write ``<out>.json``, the page ``out_html`` and its figures.
 
     Parameters
@@ -137,6 +137,9 @@ def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
         Called with the number of rows of each rollout batch read.
     warn
         Called with a sentence when prompt sets were intersected.
+    svgs
+        A dict to receive the page's figures as inline SVG by name
+        (:func:`rlvr_boundary.report.build.render_report`).
 
     Returns
     -------
@@ -162,7 +165,7 @@ def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
                       progress=progress, warn=warn)
         from rlvr_boundary.report import build as B
 
-        figures = B.render_report(doc, out, figures=opts.figures)
+        figures = B.render_report(doc, out, figures=opts.figures, svgs=svgs)
     return doc, figures
 
 

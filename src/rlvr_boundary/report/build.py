@@ -30,7 +30,8 @@ def check_html_path(out_html: str | Path) -> Path:
     return out_html
 
 
-def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = None) -> dict:
+def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = None,
+                  svgs: dict | None = None) -> dict:
     """Draw the figures and write the page of a report result.
 
     Parameters
@@ -41,6 +42,9 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         Page to write; the figures go to ``<stem>_figures/`` beside it.
     figures
         Also write every figure as PNG and PDF (default: as the result's options say).
+    svgs
+        A dict to receive each figure's inline ``<svg>`` element by name, as the page
+        holds it (for a caller that shows the figures elsewhere, e.g. the browser app).
 
     Returns
     -------
@@ -69,15 +73,17 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw.pop("difference")
     if any(r.get("extrapolation") for r in audit["comparisons"].values()):
         draw["extrapolation"] = F.extrapolation
-    svgs, files = {}, []
+    svg_of, files = {}, []
     for name, fn in draw.items():
         fig = fn(audit)
-        svgs[name] = F.to_svg(fig)
+        svg_of[name] = F.to_svg(fig)
         if figures:
             files += F.save(fig, folder, name)
         F.close(fig)
+    if svgs is not None:
+        svgs.update(svg_of)
     figure_files = {"folder": folder.name, "files": files} if files else {}
-    page = H.render(doc, svgs, figure_files=figure_files)
+    page = H.render(doc, svg_of, figure_files=figure_files)
     with atomic_open(out_html, "w") as fh:
         fh.write(page)
     return figure_files
