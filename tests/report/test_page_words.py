@@ -82,11 +82,14 @@ def test_the_glossary_is_one_table_and_hover_titles(lab):
 def test_the_sampling_efficiency_gap_never_reads_as_a_gain(lab):
     doc = lab["json"]
     diff = section(lab["html"], "difference")
+    # step-10 solves nearly what the base solves at K (pass@64 0.992 against 1.000) and
+    # the gap is large: every checkpoint's gap is shown as a gap, never with a plus sign
     r = doc["comparisons"]["step-10"]
-    # step-10 solves what the base solves at K, and the gap is still large: shown as a gap
-    assert r["pass_at_k"]["step-10"][-1] == pytest.approx(r["pass_at_k"]["base"][-1])
-    assert f"{r['delta_se'] * 100:.2f}: base pass@64 − RL pass@1" in diff
-    assert f"+{r['delta_se'] * 100:.2f}" not in diff
+    assert r["pass_at_k"]["step-10"][-1] >= r["pass_at_k"]["base"][-1] - 0.01
+    for r in doc["comparisons"].values():
+        assert r["delta_se"] > 0
+        assert f"{r['delta_se'] * 100:.2f}: base pass@64 − RL pass@1" in diff
+        assert f"+{r['delta_se'] * 100:.2f}" not in diff
     assert "sampling-efficiency gap (points, not a gain)" in diff
     assert "not a gain" in W.GLOSSARY["Delta_SE"]
 
@@ -153,13 +156,19 @@ def test_kstar_labels_are_merged_and_never_overlap_on_the_lab_figure(lab):
     doc = lab["json"]
     fig = F.passk_curves(doc)
     boxes = _kstar_boxes(fig)
-    # step-20, step-30 and step-40 cross at k* = 2: one label names all three
-    assert [t for t, _ in boxes] == ["k* = 2: step-20, step-30, step-40", "k* = 3: step-10"]
+    # checkpoints that share a k* get one label naming all of them (in the shipped example
+    # all four cross at k* = 2: one label, where there were four on top of each other)
+    by_k: dict = {}
+    for m, r in doc["comparisons"].items():
+        if r["k_star"] is not None:
+            by_k.setdefault(r["k_star"], []).append(m)
+    want = [f"k* = {k}: {', '.join(ms)}" for k, ms in sorted(by_k.items())]
+    assert [t for t, _ in boxes] == want and len(want) < len(doc["comparisons"])
     for i, (_, a) in enumerate(boxes):
         for _, b in boxes[i + 1:]:
             assert not a.overlaps(b)
     svg = F.to_svg(fig)
-    assert len(re.findall(r"<!-- k\* = ", svg)) == 2  # what the page draws
+    assert len(re.findall(r"<!-- k\* = ", svg)) == len(want)  # what the page draws
 
 
 @pytest.mark.parametrize("k_stars", [[2, 2, 2, 3, 3, 4, None], [5, 6, 7, 8, 9, 10], [1] * 9])
