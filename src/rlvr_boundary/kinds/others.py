@@ -110,6 +110,8 @@ class VerifyResult(TypedDict):
                                     "with examples (several backends)", OPTIONAL]
     isolation: A[dict[str, Any], "what isolated the code runs (code)", OPTIONAL]
     already_complete: A[bool, "the output was finished before: nothing graded", OPTIONAL]
+    ray: A[dict[str, Any], "graded on Ray: runner, workers, block rows, datasets and the "
+                           "repeated results ignored", OPTIONAL]
     output: A[str, "the graded table"]
 
 
