@@ -207,3 +207,22 @@ def test_an_actor_killed_mid_run_still_grades_every_item_once(local_ray, tmp_pat
     b = _verdicts(tmp_path / "ray")  # refuses an item written twice
     assert len(b) == len(rows_) and b == _verdicts(tmp_path / "local")
     assert sum(done) == len(rows_) and summary["rows"] == len(rows_)
+
+
+def test_the_command_line_grades_on_ray(local_ray, tmp_path):
+    """``--backend ray,canonical`` (and ``--runner ray``): Ray runs the canonical backend."""
+    from rlvr_boundary.cli import main
+
+    src, gold, rows = _math_inputs(tmp_path)
+    base = ["verify", str(src), "--gold", str(gold), "--timeout", "2"]
+    assert main([*base, "--backend", "canonical", "--out", str(tmp_path / "local")]) == 0
+    res = tmp_path / "r.json"
+    assert main([*base, "--backend", "ray,canonical", "--out", str(tmp_path / "ray"),
+                 "--json", str(res)]) == 0
+    doc = json.loads(res.read_text())
+    assert doc["options"]["runner"] == "ray" and doc["ray"]["runner"] == "ray"
+    assert doc["verifier"].startswith("canonical")
+    assert _verdicts(tmp_path / "ray") == _verdicts(tmp_path / "local")
+    assert len(_verdicts(tmp_path / "ray")) == len(rows)
+    assert main([*base, "--runner", "ray", "--backend", "canonical",
+                 "--out", str(tmp_path / "ray")]) == 0  # finished: nothing graded again

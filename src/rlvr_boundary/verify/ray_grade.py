@@ -89,6 +89,9 @@ class _GradeUDF:
                                     preload=tuple(preload),
                                     memory_mb=cfg["memory_mb"]).__enter__()
             self.mopts = cfg["math"]
+            # Warm up before the first real item: the forkserver's imports (sympy,
+            # math-verify) must not count against an item's hard timeout in a new actor.
+            list(self.pool.map([("1", "\\boxed{1}", self.mopts)]))
         else:
             from rlvr_boundary.verify.sandbox import SandboxOptions, require_isolation
 
