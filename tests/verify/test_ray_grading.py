@@ -226,3 +226,48 @@ def test_the_command_line_grades_on_ray(local_ray, tmp_path):
     assert len(_verdicts(tmp_path / "ray")) == len(rows)
     assert main([*base, "--runner", "ray", "--backend", "canonical",
                  "--out", str(tmp_path / "ray")]) == 0  # finished: nothing graded again
+
+
+@pytest.mark.slow
+def test_a_killed_driver_resumes_on_ray(local_ray, tmp_path):
+    """A driver joining the cluster by address, SIGKILLed once a shard is written: the
+    rerun on Ray grades the rest, every item once, the local verdicts."""
+    import subprocess
+    import sys
+    import time
+
+    src, gold, rows = _math_inputs(tmp_path, repeat=25)
+    rows = [r for r in rows if r[3] != "timeout"]
+    src.write_text("".join(line for line, r in zip(src.read_text().splitlines(keepends=True),
+                                                   MATH * 25) if r[3] != "timeout"))
+    out = tmp_path / "out"
+    address = ray.get_runtime_context().gcs_address
+    opts = "timeout=3, batch_rows=20, math=MathOptions(inner_timeout=2)"
+    code = ("from rlvr_boundary.pipelines.verify import VerifyOptions, verify_table\n"
+            "from rlvr_boundary.verify.math import MathOptions\n"
+            f"verify_table({str(src)!r}, {str(gold)!r}, {str(out)!r}, VerifyOptions({opts}, "
+            f"ray_address={address!r}, ray_block_rows=2))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 600
+        while not list(out.glob("part-*.parquet")) and proc.poll() is None and \
+                time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run ended before its first shard was written"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    written = len(list(out.glob("part-*.parquet")))
+    assert not (out / "_COMPLETE").exists() and written >= 1
+    graded = []
+    math = MathOptions(inner_timeout=2)
+    summary = verify_table(src, gold, out, VerifyOptions(timeout=3, batch_rows=20, math=math,
+                                                         runner="ray"), progress=graded.append)
+    verify_table(src, gold, tmp_path / "ref", VerifyOptions(timeout=3, batch_rows=20, math=math))
+    assert _verdicts(out) == _verdicts(tmp_path / "ref") and summary["rows"] == len(rows)
+    assert sum(graded) == len(rows)
+    assert len([k for k in graded if k > 1]) == written  # the shards written before: skipped
