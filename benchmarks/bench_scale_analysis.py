@@ -50,7 +50,8 @@ def main() -> None:
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run([sys.executable, "-m", "rlvr_boundary.cli", "compare", "--base",
                                str(tmp / "base.jsonl"), "--rl", str(tmp / "rl.jsonl"),
-                               "--ks", args.ks, "--json", str(tmp / "out.json")], capture_output=True, text=True)
+                               "--ks", args.ks, "--json", str(tmp / "out.json")],
+                              capture_output=True, text=True, check=False)
         wall = time.perf_counter() - t0
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:
@@ -60,7 +61,8 @@ def main() -> None:
         cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         ks = doc.get("ks") or doc.get("curves", {}).get("ks")
         print(f"{args.prompts:,} prompts x n = {args.n:,} per model (counts of "
-              f"{2 * args.prompts * args.n:.2e} completions); compare --ks {args.ks}, default bootstrap and band")
+              f"{2 * args.prompts * args.n:.2e} completions); compare --ks {args.ks}, "
+              "default bootstrap and band")
         print(f"wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {r1.ru_maxrss / 1024:.0f} MB; "
               f"load average before {load0[0]:.1f}, after {os.getloadavg()[0]:.1f}; "
               f"budgets: {len(ks) if ks else '?'}; result keys: {sorted(doc)[:12]}")

@@ -111,7 +111,7 @@ def main() -> None:
                 fh.write(json.dumps({"prompt_id": f"q{g}", "model": "m", "sample_idx": j,
                                      "text": rows[i]["solution"]}) + "\n")
         math = math_options(args.backend, timeout=10.0)
-        base = dict(workers=args.workers, timeout=10.0, math=math, batch_rows=1024)
+        base = {"workers": args.workers, "timeout": 10.0, "math": math, "batch_rows": 1024}
         print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
               f"ray {ray.__version__}; {args.items:,} items, backend {args.backend}, "
               f"{args.workers} workers")

@@ -35,6 +35,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Self
 
 from rlvr_boundary.errors import require
 
@@ -175,7 +176,7 @@ class RayGrader:
         self._started = False
         self.duplicates = 0
 
-    def __enter__(self) -> "RayGrader":
+    def __enter__(self) -> Self:
         self._started = init_ray(self.address)
         return self
 
