@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="equivalence backend: " + "; ".join(f"{n}: {h}" for n, h in
                                                           BACKENDS.items())
                         + ". Several, comma-separated, grade in one pass and store each "
-                        "verdict (the first fills 'correct')")
+                        "verdict (the first fills 'correct'); 'ray' among them means "
+                        "--runner ray")
     m.add_argument("--extract", default=",".join(FALLBACKS),
                    help=f"answer extraction methods in order ({','.join(FALLBACKS)})")
     c = groups["code"]
@@ -73,7 +74,11 @@ def main(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     opts = from_args(VerifyOptions, args, sandbox=sandbox)  # the bounds first (--timeout inf)
-    opts = replace(opts, math=P.math_options(args.backend, args.extract, opts.timeout))
+    names = [b.strip() for b in args.backend.split(",") if b.strip()]
+    if "ray" in names:  # --backend ray: where the workers run, not a math backend
+        names.remove("ray")
+        opts = replace(opts, runner="ray")
+    opts = replace(opts, math=P.math_options(names or "math-verify", args.extract, opts.timeout))
     with progress() as bar:
         task = bar.add_task(f"grading ({opts.task})", total=None)
         doc = P.run(args.rollouts, args.gold, opts, out=args.out, json_path=args.json,

@@ -113,6 +113,8 @@ class VerifyResult(TypedDict):
                                    "made outside the program's process; in-process)",
                    OPTIONAL]
     already_complete: A[bool, "the output was finished before: nothing graded", OPTIONAL]
+    ray: A[dict[str, Any], "graded on Ray: runner, workers, block rows, datasets and the "
+                           "repeated results ignored", OPTIONAL]
     output: A[str, "the graded table"]
 
 

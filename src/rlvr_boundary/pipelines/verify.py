@@ -103,9 +103,22 @@ class VerifyOptions:
                                           "timeout)")
     batch_rows: int = option(4096, cli=False, low=1, high=1_000_000,
                              help="rows per shard (the unit of resumption)")
+    runner: str = option("local", choices=("local", "ray"), group="cluster",
+                         help="where the workers run: local processes, or actors of a Ray "
+                              "cluster (--workers actors, the same limits per item)")
+    ray_address: str | None = option(None, metavar="ADDR", group="cluster",
+                                     help="Ray cluster to grade on (implies --runner ray); "
+                                          "default: a running local instance, else a new one")
+    ray_block_rows: int = option(32, cli=False, low=1, high=1_000_000,
+                                 help="items per block handed to a Ray actor (what Ray redoes "
+                                      "when an actor dies)")
+    ray_window_rows: int = option(65_536, cli=False, low=1, high=100_000_000,
+                                  help="most items of the shards graded in one Ray dataset")
 
     def __post_init__(self) -> None:
         check(self)
+        if self.ray_address and self.runner != "ray":
+            self.runner = "ray"
 
 
 def read_gold(path: Path, opts: VerifyOptions) -> dict:
@@ -278,7 +291,8 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
     if total is not None:
         total(count_rows(src))
     try:
-        _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progress)
+        run_info = _grade_batches(src, gold, gold_path, opts, writer, done, text_field,
+                                  progress)
     except BaseException:
         # Failed before grading anything (bad input, interrupt): leave nothing that
         # would make the rerun with a fixed input look like an incompatible resume.
@@ -291,6 +305,8 @@ def verify_table(src: Path, gold_path: Path, out: Path, opts: VerifyOptions, *,
         raise
     summary = _summary(shard_dir, opts, verifier, gold)
     summary["seconds"] = round(time.monotonic() - t_start, 3)
+    if run_info:  # Ray: where it ran and the results ignored as repeats
+        summary["ray"] = run_info
     if opts.task == "code":  # what protected the runs, also in the result file
         summary["isolation"] = {k: verifier[k] for k in ("isolation", "cgroup", "uid", "url",
                                                          "unsafe_no_isolation")}
@@ -318,27 +334,85 @@ def _forget_empty_attempt(shard_dir: Path) -> None:
         (shard_dir / "manifest.json").unlink(missing_ok=True)
 
 
-def _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progress) -> None:
+def _pending_batches(src, gold, gold_path, opts, done, text_field, progress):
+    """``(key, batch, texts, prompts, golds)`` of every batch not yet written."""
     from rlvr_boundary.io.rollouts import iter_rollout_batches
 
+    for b, batch in enumerate(iter_rollout_batches(src, None, batch_rows=opts.batch_rows,
+                                                   required=KEY_COLUMNS)):
+        key = f"{b:06d}"
+        if key in done:
+            if progress:
+                progress(batch.num_rows)
+            continue
+        ids = batch.column("prompt_id").to_pylist()
+        missing = sorted({p for p in ids if p not in gold})
+        if missing:
+            raise InputError(f"{len(missing)} prompt id(s) have no gold entry, e.g. "
+                             f"{', '.join(missing[:5])}", path=gold_path, field="prompt_id")
+        texts = _texts(batch.column(text_field), src, text_field)
+        prompts = batch.column("prompt").to_pylist() if "prompt" in batch.column_names else None
+        yield key, batch, texts, prompts, [gold[p] for p in ids]
+
+
+def _grade_batches(src, gold, gold_path, opts, writer, done, text_field, progress) -> dict:
+    pending = _pending_batches(src, gold, gold_path, opts, done, text_field, progress)
+    if opts.runner == "ray":
+        return _grade_on_ray(pending, opts, writer, progress)
     with _Grader(opts) as grader:
-        for b, batch in enumerate(iter_rollout_batches(src, None, batch_rows=opts.batch_rows,
-                                                       required=KEY_COLUMNS)):
-            key = f"{b:06d}"
-            if key in done:
-                if progress:
-                    progress(batch.num_rows)
-                continue
-            ids = batch.column("prompt_id").to_pylist()
-            missing = sorted({p for p in ids if p not in gold})
-            if missing:
-                raise InputError(f"{len(missing)} prompt id(s) have no gold entry, e.g. "
-                                 f"{', '.join(missing[:5])}", path=gold_path, field="prompt_id")
-            texts = _texts(batch.column(text_field), src, text_field)
-            prompts = batch.column("prompt").to_pylist() if "prompt" in batch.column_names else None
-            results = grader.grade(texts, [gold[p] for p in ids], progress)
-            writer.write(key, _with_results(batch, results, texts, prompts, opts,
-                                            [gold[p] for p in ids]))
+        for key, batch, texts, prompts, golds in pending:
+            results = grader.grade(texts, golds, progress)
+            writer.write(key, _with_results(batch, results, texts, prompts, opts, golds))
+    return {}
+
+
+def _grade_on_ray(pending, opts: VerifyOptions, writer, progress) -> dict:
+    """Grade the pending batches on Ray, a window of shards per dataset.
+
+    Each shard is written when every one of its items has its (first) result, so
+    none is written with an item missing or twice (see
+    :mod:`rlvr_boundary.verify.ray_grade`).
+    """
+    from rlvr_boundary.verify.math import as_text, options_to_json
+    from rlvr_boundary.verify.ray_grade import RayGrader, grader_config
+
+    sb = {**opts.sandbox.__dict__, "timeout": opts.timeout}
+    config = grader_config(opts.task, opts.timeout, opts.memory_mb,
+                           options_to_json(opts.math) if opts.task == "math" else None,
+                           sb if opts.task == "code" else None)
+    info = {"runner": "ray", "workers": opts.workers, "block_rows": opts.ray_block_rows,
+            "duplicates_ignored": 0, "datasets": 0}
+
+    def flush(window: list, grader: RayGrader) -> None:
+        where, left, results = [], [], []  # item -> (shard, row); per shard: items left
+        for s, (_, _, texts, _, golds) in enumerate(window):
+            where += [(s, r) for r in range(len(texts))]
+            left.append(len(texts))
+            results.append([None] * len(texts))
+        items = ((g, as_text(t)) for w in window for t, g in zip(w[2], w[4]))
+        for i, res in grader.map(items):
+            s, r = where[i]
+            results[s][r] = res
+            left[s] -= 1
+            if progress:
+                progress(1)
+            if left[s] == 0:
+                key, batch, texts, prompts, golds = window[s]
+                writer.write(key, _with_results(batch, results[s], texts, prompts, opts, golds))
+        info["datasets"] += 1
+
+    with RayGrader(config, workers=opts.workers, block_rows=opts.ray_block_rows,
+                   address=opts.ray_address) as grader:
+        window: list = []
+        for w in pending:
+            window.append(w)
+            if sum(len(x[2]) for x in window) >= opts.ray_window_rows:
+                flush(window, grader)
+                window = []
+        if window:
+            flush(window, grader)
+        info["duplicates_ignored"] = grader.duplicates
+    return info
 
 
 _RESUME_KEYS = ("verifier", "text_field", "input_sha256", "gold_sha256", "batch_rows")
