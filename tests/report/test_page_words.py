@@ -265,3 +265,21 @@ def test_compare_shows_maj_at_k_beside_pass_at_k(tmp_path, capsys):
     assert main(["compare", "--example", "--json", str(tmp_path / "e.json"),
                  "--bootstrap", "50"]) == 0
     assert "maj_at_k" not in json.loads((tmp_path / "e.json").read_text())
+
+
+def test_the_hard_frontier_with_its_interval_marked_not_calibrated(lab):
+    from scipy.stats import binomtest
+
+    doc = lab["json"]
+    fr, cov = doc["frontier"], doc["coverage"]
+    assert fr["K"] == doc["K"] and fr["calibrated"] is False
+    assert fr["unsolved"]["count"] == doc["n_prompts"] - cov["union"]
+    for m, t in fr["transitions"].items():
+        assert t["gained"]["count"] == cov["table_2x2"][m]["rl_only"]
+        assert t["lost"]["count"] == cov["table_2x2"][m]["base_only"]
+        ref = binomtest(t["lost"]["count"], doc["n_prompts"]).proportion_ci(method="wilson")
+        assert t["lost"]["ci"] == pytest.approx([ref.low, ref.high], abs=1e-12)
+    assert fr["transitions"]["step-40"]["lost"]["count"] == 27  # as the summary says
+    page = section(lab["html"], "frontier")
+    assert "Wilson, not calibrated" in page and "not part of the calibration suite" in page
+    assert "1 → 0: solved by the base, not by step-40</td><td class=\"\">27</td>" in page

@@ -132,6 +132,7 @@ def build_audit(aligned: Aligned, opts, *, base: str,
                           for m in others}
     out["runs"] = runs
     out["coverage"] = _coverage(aligned, base, others, K, opts)
+    out["frontier"] = _frontier(out["coverage"], others, P, opts.compare.alpha)
     out["support"] = _support(aligned, base, others, K, opts, answers)
     out["diversity"] = _diversity(models, answers, n_min, opts)
     if answers:
@@ -224,6 +225,19 @@ def _coverage(aligned: Aligned, base: str, others: list[str], K: int,
                       "labels": _hist_labels(hist["edges"]),
                       "counts": {m: hist["counts"][i] for i, m in enumerate(models)}},
     }
+
+
+def _frontier(cov: dict, others: list[str], P: int, alpha: float) -> dict:
+    """The hard frontier at K: problems no model solves, and per checkpoint the 0 -> 1
+    (unsolved by the base, solved by it) and 1 -> 0 transitions, each with a Wilson interval
+    over prompts (:func:`rlvr_boundary.core.frontier_sets.frontier_shares`)."""
+    from rlvr_boundary.core.frontier_sets import frontier_shares
+
+    return {"K": cov["K"], "alpha": alpha, "calibrated": False,
+            "unsolved": frontier_shares(P, {"unsolved": P - cov["union"]}, alpha)["unsolved"],
+            "transitions": {m: frontier_shares(P, {"gained": cov["table_2x2"][m]["rl_only"],
+                                                   "lost": cov["table_2x2"][m]["base_only"]},
+                                               alpha) for m in others}}
 
 
 def _hist_labels(edges) -> list[str]:

@@ -198,6 +198,11 @@ class ReportResult(TypedDict):
     runs: A[dict[str, list[str]], "further runs of each model (NAME#runJ)"]
     coverage: A[Coverage, "solved sets at K"]
     support: A[Support, "support dynamics (Wu et al., The Invisible Leash, arXiv 2507.14843)"]
+    frontier: A[dict[str, Any], "the hard frontier at K: problems no model solves, and per "
+                                "checkpoint the 0 -> 1 (gained) and 1 -> 0 (lost) transitions, "
+                                "each count with its share and a Wilson interval over prompts "
+                                "(calibrated: false, not checked by the calibration suite)",
+                OPTIONAL]
     diversity: A[dict[str, Any] | None, "answer diversity at k (null without answers)"]
     maj_at_k: A[dict[str, Any], "majority-vote accuracy maj@k beside pass@k: budgets "
                                 "(the grid's first and its powers of two up to 16) and the mean over "

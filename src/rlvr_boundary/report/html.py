@@ -21,6 +21,7 @@ SECTIONS = [
     ("scorers", "Scorer sensitivity"),
     ("advisor", "Budget advisor"),
     ("coverage", "Coverage"),
+    ("frontier", "Hard frontier"),
     ("support", "Support dynamics"),
     ("evolution", "Training evolution"),
     ("diversity", "Answer diversity"),
@@ -168,6 +169,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "scorers": _scorers(audit, svgs),
         "advisor": _advisor(audit),
         "coverage": _coverage(audit, svgs),
+        "frontier": _frontier(audit),
         "support": _support(audit),
         "evolution": _evolution(audit, svgs),
         "diversity": _diversity(audit),
@@ -512,6 +514,24 @@ def _coverage(a: dict, svgs: dict) -> str:
     out.append(_table(["model", *h["labels"]],
                       [[esc(m), *[str(int(x)) for x in h["counts"][m]]] for m in a["models"]]))
     return "".join(out)
+
+
+def _frontier(a: dict) -> str:
+    fr = a.get("frontier")
+    if not fr or not fr["transitions"]:
+        return _missing("The hard frontier needs a base and at least one checkpoint.")
+    rows = [["no model (hard frontier)", str(fr["unsolved"]["count"]),
+             f"{fr['unsolved']['share']:.1%}",
+             f"{fr['unsolved']['ci'][0]:.1%}–{fr['unsolved']['ci'][1]:.1%}"]]
+    for m, t in fr["transitions"].items():
+        for key, what in (("gained", "0 → 1: solved by {m}, not by the base"),
+                          ("lost", "1 → 0: solved by the base, not by {m}")):
+            d = t[key]
+            rows.append([esc(what.format(m=m)), str(d["count"]), f"{d['share']:.1%}",
+                         f"{d['ci'][0]:.1%}–{d['ci'][1]:.1%}"])
+    return (f"<p>{esc(W.frontier_sentence(fr, a['n_prompts'], a['base']))}</p>"
+            + _table(["problems", "count", "share", f"{1 - fr['alpha']:.0%} interval "
+                      "(Wilson, not calibrated)"], rows))
 
 
 def _support(a: dict) -> str:

@@ -288,6 +288,25 @@ def plain_summary(audit: dict, m: str) -> str:
     return " ".join([bought, cost, sure, todo])
 
 
+def frontier_sentence(fr: dict, n_prompts: int, base: str) -> str:
+    """The hard frontier and the transitions, with what the intervals are over."""
+    u = fr["unsolved"]
+    lvl = f"{1 - fr['alpha']:.0%}"
+
+    def share(d):
+        return (f"{d['count']} ({d['share']:.1%}, {lvl} interval {d['ci'][0]:.1%} to "
+                f"{d['ci'][1]:.1%})")
+
+    text = (f"A problem is solved at K = {fr['K']} by the coverage rule above. No model solves "
+            f"{share(u)} of the {n_prompts} problems: the hard frontier. ")
+    text += (f"Per checkpoint, the table counts the problems it gained (0 -> 1: unsolved by "
+             f"{base}, solved by it) and lost (1 -> 0).")
+    return text + (" The intervals are Wilson score intervals with the prompts as the sampling "
+                   "unit, for the share among prompts drawn like these with the samples drawn; "
+                   "they are not calibrated here (not part of the calibration suite), and an "
+                   "unsolved problem may be solvable with more samples.")
+
+
 def crossings_overview(comparisons: dict) -> str:
     """One sentence for every checkpoint's crossings and their bound."""
     if not comparisons:
