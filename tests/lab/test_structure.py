@@ -11,7 +11,7 @@ import pytest
 from rlvr_boundary.lab.registry import EXPERIMENTS
 
 LAB = Path(__file__).parents[2] / "src" / "rlvr_boundary" / "lab"
-LEAVES = {"narrowing", "entropy", "distill", "replace", "seeds", "prolonged"}
+LEAVES = {"narrowing", "entropy", "distill", "replace", "seeds", "prolonged", "monitored"}
 
 
 def _lab_imports() -> dict[str, set[str]]:

@@ -279,7 +279,8 @@ def test_the_hard_frontier_with_its_interval_marked_not_calibrated(lab):
         assert t["lost"]["count"] == cov["table_2x2"][m]["base_only"]
         ref = binomtest(t["lost"]["count"], doc["n_prompts"]).proportion_ci(method="wilson")
         assert t["lost"]["ci"] == pytest.approx([ref.low, ref.high], abs=1e-12)
-    assert fr["transitions"]["step-40"]["lost"]["count"] == 27  # as the summary says
+    lost = fr["transitions"]["step-40"]["lost"]["count"]
+    assert lost == 40  # the shipped example: pass@64 of step-40 is 0.667, 40 of 120 lost
     page = section(lab["html"], "frontier")
     assert "Wilson, not calibrated" in page and "not part of the calibration suite" in page
-    assert "1 → 0: solved by the base, not by step-40</td><td class=\"\">27</td>" in page
+    assert f"1 → 0: solved by the base, not by step-40</td><td class=\"\">{lost}</td>" in page

@@ -92,13 +92,15 @@ def _verdicts(path: Path) -> dict:
     return dict(zip(keys, zip(*(t.column(c).to_pylist() for c in cols))))
 
 
+@pytest.mark.slow  # two Ray instances and 30 s hard timeouts
 def test_math_on_ray_gives_the_local_verdicts(local_ray, tmp_path):
     src, gold, rows = _math_inputs(tmp_path)
     math = MathOptions(inner_timeout=None)  # only the hard kill stops sympy
-    # The hard timeout leaves room for a loaded machine: the two hung items time out
-    # whatever it is, the others must not.
-    local = VerifyOptions(timeout=6, batch_rows=5, math=math)
-    on_ray = VerifyOptions(timeout=6, batch_rows=5, math=math, runner="ray", ray_block_rows=3)
+    # The hard timeout leaves room for a loaded machine (6 s was reached by good items
+    # beside a parallel test run at load 10): the two hung items time out whatever it is,
+    # the others must not.
+    local = VerifyOptions(timeout=30, batch_rows=5, math=math)
+    on_ray = VerifyOptions(timeout=30, batch_rows=5, math=math, runner="ray", ray_block_rows=3)
     verify_table(src, gold, tmp_path / "local", local)
     summary = verify_table(src, gold, tmp_path / "ray", on_ray)
     a, b = _verdicts(tmp_path / "local"), _verdicts(tmp_path / "ray")
@@ -113,6 +115,7 @@ def test_math_on_ray_gives_the_local_verdicts(local_ray, tmp_path):
     assert verify_table(src, gold, tmp_path / "ray", local)["already_complete"]
 
 
+@pytest.mark.slow  # two Ray instances and 30 s hard timeouts
 def test_ray_resumes_a_local_run(local_ray, tmp_path):
     """Shards written by an interrupted local run are kept; Ray grades only the rest."""
     src, gold, rows = _math_inputs(tmp_path)
@@ -125,14 +128,14 @@ def test_ray_resumes_a_local_run(local_ray, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        verify_table(src, gold, tmp_path / "out", VerifyOptions(timeout=5, batch_rows=5, math=math),
+        verify_table(src, gold, tmp_path / "out", VerifyOptions(timeout=30, batch_rows=5, math=math),
                      progress=stop_after_first_shard)
     assert len(list((tmp_path / "out").glob("part-*.parquet"))) == 1
     graded = []
     summary = verify_table(src, gold, tmp_path / "out",
-                           VerifyOptions(timeout=5, batch_rows=5, math=math, runner="ray"),
+                           VerifyOptions(timeout=30, batch_rows=5, math=math, runner="ray"),
                            progress=graded.append)
-    verify_table(src, gold, tmp_path / "ref", VerifyOptions(timeout=5, batch_rows=5, math=math))
+    verify_table(src, gold, tmp_path / "ref", VerifyOptions(timeout=30, batch_rows=5, math=math))
     assert _verdicts(tmp_path / "out") == _verdicts(tmp_path / "ref")
     assert summary["rows"] == len(rows) and sum(graded) == len(rows)  # 5 skipped + 7 graded
     assert graded[0] == 5  # the finished shard, counted without grading
