@@ -23,6 +23,7 @@ from rlvr_boundary.core import compare as cc
 from rlvr_boundary.core import grid as G
 from rlvr_boundary.core.passk import passk_within_prompt_variance
 from rlvr_boundary.errors import InputError
+from rlvr_boundary.kinds import gain_run_end
 
 
 class ComparisonSettings(Protocol):
@@ -217,15 +218,3 @@ def _n_summary(n: np.ndarray) -> dict:
     return {"min": int(n.min()), "max": int(n.max()), "total": int(n.sum())}
 
 
-def gain_run_end(res: dict) -> int | None:
-    """Last budget of the run of supported gains that starts at the first budget, or None."""
-    ks = list(res["ks"])
-    gains = res.get("gain_budgets") or []
-    if not gains or gains[0] != ks[0]:
-        return None
-    end = gains[0]
-    for k in gains[1:]:
-        if ks.index(k) != ks.index(end) + 1:
-            break
-        end = k
-    return end

@@ -29,7 +29,7 @@ from rlvr_boundary.kinds import others as _o
 from rlvr_boundary.kinds._types import KindError, check_value, rows_of, schema_of
 
 __all__ = ["Kind", "KINDS", "KindError", "check", "json_schema", "markdown", "index_markdown",
-           "upgrade", "Envelope"]
+           "upgrade", "Envelope", "gain_run_end"]
 
 
 class Envelope(TypedDict):
@@ -220,8 +220,12 @@ def index_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _gain_run_end(res: dict):
-    """Last budget of the run of supported gains that starts at the first budget, or None."""
+def gain_run_end(res: dict) -> int | None:
+    """Last budget of the run of supported gains that starts at the first budget, or None.
+
+    Here, not in the analysis, so that upgrading a schema 1.0 comparison (which lacks it)
+    needs nothing but this leaf; the comparison itself calls it too.
+    """
     ks = list(res["ks"])
     gains = res.get("gain_budgets") or []
     if not gains or gains[0] != ks[0]:
@@ -248,5 +252,5 @@ def upgrade(doc: dict) -> dict:
         list((doc.get("comparisons") or {}).values()) if doc.get("kind") == "report" else []
     for c in comparisons:
         if "gain_run_end" not in c and c.get("band") is not None:
-            c["gain_run_end"] = _gain_run_end(c)
+            c["gain_run_end"] = gain_run_end(c)
     return doc
