@@ -42,6 +42,9 @@ def free_lunch_direction(F) -> np.ndarray | None:
     S, X = F.shape
     res = linprog(-F.sum(axis=1), A_ub=-F.T, b_ub=np.zeros(X), A_eq=np.ones((1, S)), b_eq=[0.0],
                   bounds=[(-1, 1)] * S, method="highs", options=_HIGHS)
+    if res.status == 2:  # d = 0 is always feasible: "infeasible" is the tight tolerances'
+        res = linprog(-F.sum(axis=1), A_ub=-F.T, b_ub=np.zeros(X), A_eq=np.ones((1, S)),
+                      b_eq=[0.0], bounds=[(-1, 1)] * S, method="highs")
     if res.status != 0:
         raise RuntimeError(f"free-lunch LP failed: {res.message}")
     # Decide on the largest single-prompt gain, the quantity the certificate check tests.
