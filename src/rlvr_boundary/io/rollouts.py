@@ -228,8 +228,11 @@ def iter_rollout_batches(path: str | Path, columns: list[str] | None = None,
         if missing:
             raise InputError(f"missing required column(s) {missing}", path=file, field=missing[0])
         file_row = 1
-        batches = pf.iter_batches(batch_size=_rows_per_batch(pf, cols, batch_rows),
-                                  columns=cols)
+        try:  # the footer's column paths are decoded here: a flipped byte is not UTF-8
+            batches = pf.iter_batches(batch_size=_rows_per_batch(pf, cols, batch_rows),
+                                      columns=cols)
+        except PARQUET_ERRORS as exc:
+            raise InputError(f"not a readable Parquet file ({exc})", path=file) from None
         while True:
             try:
                 batch = next(batches, None)
