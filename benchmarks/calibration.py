@@ -526,6 +526,106 @@ def plan_scenario(name: str, pilots: int, sims: int, studies: int) -> dict:
 # ----------------------------------------------------------------------------- tasks
 
 
+# ----------------------------------------------------------------------------- sets rows
+
+
+def _cover_truth(p, n: int, taus) -> tuple[np.ndarray, np.ndarray]:
+    """``(T,)`` population cover measured with n samples, G_n, and the infinite-sample G."""
+    from scipy.stats import binom
+
+    t = np.asarray(taus, float)
+    need = np.ceil(t * n - 1e-9)  # c >= tau n in integers, as the tool counts
+    g_n = binom.sf(need[None, :] - 1, n, p[:, None]).mean(axis=0)  # (T,)
+    return g_n, (p[:, None] >= t[None, :]).mean(axis=0)
+
+
+def sets_cover(truth_name: str, P: int, reps: int) -> dict:
+    """Coverage of the cover@tau DKW bands (each model, and RL - base) at every tau at once."""
+    from rlvr_boundary.core.cover import TAU_GRID, cover_band, cover_difference_band
+
+    pb, pr, n = truth(truth_name)
+    gb_n, gb = _cover_truth(pb, n, TAU_GRID)
+    gr_n, gr = _cover_truth(pr, n, TAU_GRID)
+    hits = {"base_n": 0, "rl_n": 0, "diff_n": 0, "base_inf": 0, "diff_inf": 0}
+    seed = {"DeepScaleR": 71, "smooth": 72, "sparse loss": 73}[truth_name]
+    nn = np.full(P, n)
+    for r in range(reps):
+        rng = np.random.default_rng([seed, P, r])
+        i = rng.integers(0, pb.size, P)
+        cb, cr = rng.binomial(n, pb[i]), rng.binomial(n, pr[i])
+        b, rl = cover_band(nn, cb), cover_band(nn, cr)
+        d = cover_difference_band(nn, cb, nn, cr)
+        hits["base_n"] += covered(b, gb_n)
+        hits["rl_n"] += covered(rl, gr_n)
+        hits["diff_n"] += covered(d, gr_n - gb_n)
+        hits["base_inf"] += covered(b, gb)
+        hits["diff_inf"] += covered(d, gr - gb)
+    return {"truth": truth_name, "prompts": P, "n": n,
+            **{k: share(v, reps) for k, v in hits.items()}}
+
+
+def sets_frontier(truth_name: str, P: int, reps: int) -> dict:
+    """Coverage of the hard frontier's 95% Wilson intervals (solved at K = n: c >= 1)."""
+    from rlvr_boundary.core.frontier_sets import frontier_shares
+
+    pb, pr, n = truth(truth_name)
+    fb, fr = (1 - pb) ** n, (1 - pr) ** n  # P(no correct sample among n), per prompt
+    target = {"unsolved": float(np.mean(fb * fr)), "gained": float(np.mean(fb * (1 - fr))),
+              "lost": float(np.mean((1 - fb) * fr))}
+    hits = dict.fromkeys(target, 0)
+    seed = {"DeepScaleR": 81, "smooth": 82, "sparse loss": 83}[truth_name]
+    for r in range(reps):
+        rng = np.random.default_rng([seed, P, r])
+        i = rng.integers(0, pb.size, P)
+        sb, sr = rng.binomial(n, pb[i]) > 0, rng.binomial(n, pr[i]) > 0
+        got = frontier_shares(P, {"unsolved": int(np.sum(~sb & ~sr)),
+                                  "gained": int(np.sum(~sb & sr)),
+                                  "lost": int(np.sum(sb & ~sr))})
+        for name, t in target.items():
+            lo, hi = got[name]["ci"]
+            hits[name] += lo <= t <= hi
+    return {"truth": truth_name, "prompts": P, "n": n, "target": target,
+            **{k: share(v, reps) for k, v in hits.items()}}
+
+
+def sets_tasks(quick: bool) -> list[tuple]:
+    reps = 100 if quick else 1000
+    cases = [("DeepScaleR", 100), ("DeepScaleR", 1060)] if quick else [
+        ("DeepScaleR", 50), ("DeepScaleR", 200), ("DeepScaleR", 1060),
+        ("smooth", 50), ("smooth", 500), ("sparse loss", 200)]
+    return ([("sets", "cover", (t, P, reps)) for t, P in cases]
+            + [("sets", "frontier", (t, P, reps)) for t, P in cases])
+
+
+def sets_table(rows: list) -> list[str]:
+    out = ["### cover@tau bands and the hard frontier", "",
+           "cover@tau (`cover` in compare and report results): coverage of the DKW band at "
+           f"every tau in 0.01, 0.02, ..., 1 at once, nominal {LEVEL:.2f}, of each model's "
+           "cover measured with n samples per problem (G_n, what the band is for) and of the "
+           "difference RL - base (union-bound band); and, for comparison, of the "
+           "infinite-sample cover G (the band does not claim it). Problems drawn with "
+           "replacement from the truth's population.", "",
+           "| truth | size | base, G_n | RL, G_n | RL - base, G_n | base, G | RL - base, G | "
+           "replications |", "|---|---|---|---|---|---|---|---|"]
+    for name, args, r in rows:
+        if name == "cover":
+            out.append(f"| {r['truth']} (n = {r['n']}) | P = {r['prompts']:,} | "
+                       f"{fmt(r['base_n'])} | {fmt(r['rl_n'])} | {fmt(r['diff_n'])} | "
+                       f"{fmt(r['base_inf'])} | {fmt(r['diff_inf'])} | "
+                       f"{r['base_n']['reps']:,} |")
+    out += ["", "The hard frontier (`frontier` in report results): coverage of each 95% "
+            "Wilson interval of the population share of problems solved by neither model at "
+            "K = n (unsolved), by RL only (gained) and by the base only (lost), where solved "
+            "means at least one correct sample among n.", "",
+            "| truth | size | unsolved | gained | lost | replications |", "|---|---|---|---|---|---|"]
+    for name, args, r in rows:
+        if name == "frontier":
+            out.append(f"| {r['truth']} (n = {r['n']}) | P = {r['prompts']:,} | "
+                       f"{fmt(r['unsolved'])} | {fmt(r['gained'])} | {fmt(r['lost'])} | "
+                       f"{r['unsolved']['reps']:,} |")
+    return out
+
+
 def band_tasks(quick: bool) -> list[tuple]:
     reps = 60 if quick else 1000
     B = 300 if quick else 1000
@@ -566,7 +666,8 @@ FUNCS = {("band", "independent"): band_independent, ("band", "clustered"): band_
          ("extrapolation", "deepscaler"): extrapolation_deepscaler,
          ("extrapolation", "heavy"): extrapolation_heavy,
          ("extrapolation", "seeds"): extrapolation_seeds,
-         ("plan", "scenario"): plan_scenario}
+         ("plan", "scenario"): plan_scenario,
+         ("sets", "cover"): sets_cover, ("sets", "frontier"): sets_frontier}
 
 
 def run_task(task):
@@ -771,8 +872,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
                     help="a smoke test with few replications; writes nothing unless --docs/--data")
-    ap.add_argument("--parts", nargs="+", default=["band", "extrapolation", "plan"],
-                    choices=["band", "extrapolation", "plan"])
+    ap.add_argument("--parts", nargs="+", default=["band", "extrapolation", "plan", "sets"],
+                    choices=["band", "extrapolation", "plan", "sets"])
     ap.add_argument("--workers", type=int, default=2, help="processes (at most 2 on this machine)")
     ap.add_argument("--subsamples", type=int, default=200,
                     help="extrapolation cases per row (200; fewer widen every share's Monte "
@@ -789,7 +890,7 @@ def main(argv=None) -> int:
     DOCS, DATA = args.docs or DOCS, args.data or DATA
     tasks = []
     if args.data is None and not args.quick and not args.no_write and \
-            set(args.parts) != {"band", "extrapolation", "plan"}:
+            set(args.parts) != {"band", "extrapolation", "plan", "sets"}:
         raise SystemExit("the data module holds every part: run them all, or pass --no-write")
     if "extrapolation" in args.parts:  # the longest tasks first, so two workers end together
         tasks += extrapolation_tasks(args.quick, args.subsamples)
@@ -797,6 +898,8 @@ def main(argv=None) -> int:
         tasks += plan_tasks(args.quick, args.pilots, args.studies)
     if "band" in args.parts:
         tasks += band_tasks(args.quick)
+    if "sets" in args.parts:
+        tasks += sets_tasks(args.quick)
     t0, c0 = time.perf_counter(), time.process_time()
     print(f"{len(tasks)} tasks on {args.workers} processes", flush=True)
     if args.workers > 1:
@@ -815,6 +918,8 @@ def main(argv=None) -> int:
         table += [""] + extrapolation_table(results["extrapolation"])
     if "plan" in results:
         table += [""] + plan_table(results["plan"])
+    if "sets" in results:
+        table += [""] + sets_table(results["sets"])
     print("\n".join(table))
     sizes = [f"--{k} {v}" for k, v, d in (("subsamples", args.subsamples, 200),
                                           ("pilots", args.pilots, 5),

@@ -7,7 +7,9 @@ temporary folder, opens it in chromium (``/usr/bin/chromium`` or
 ``RLVR_BOUNDARY_CHROMIUM``; every non-file request is aborted), and saves
 
 - ``report-lab.png``: the top of the page (title, summary, pass@k curves),
-- ``report-lab-strategies.png``: the Strategies section.
+- ``report-lab-strategies.png``: the Strategies section,
+- with ``--sections A B ...``: ``report-lab-<id>.png`` of each section named by its
+  id (e.g. ``summary glossary frontier cover``).
 
 Not a test; run it after changing the page to refresh the README's images.
 """
@@ -26,6 +28,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="docs/figures", help="folder for the PNG files")
     ap.add_argument("--height", type=int, default=1500, help="height of the top view in px")
+    ap.add_argument("--sections", nargs="*", default=[],
+                    help="also screenshot these sections by id (summary, cover, frontier, ...)")
     ns = ap.parse_args(argv)
     chromium = (os.environ.get("RLVR_BOUNDARY_CHROMIUM") or shutil.which("chromium")
                 or shutil.which("chromium-browser"))
@@ -52,6 +56,9 @@ def main(argv=None) -> int:
             page.screenshot(path=str(out / "report-lab.png"))
             page.locator("section#strategies").screenshot(
                 path=str(out / "report-lab-strategies.png"))
+            for sid in ns.sections:
+                page.locator(f"section#{sid}").screenshot(path=str(out / f"report-lab-{sid}.png"))
+                print(f"wrote {out / f'report-lab-{sid}.png'}")
             b.close()
     print(f"wrote {out / 'report-lab.png'} and {out / 'report-lab-strategies.png'}")
     return 0

@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+import numpy as np
 
 from rlvr_boundary.cli import main
 from rlvr_boundary.report import words as W
@@ -284,3 +285,41 @@ def test_the_hard_frontier_with_its_interval_marked_not_calibrated(lab):
     page = section(lab["html"], "frontier")
     assert "Wilson, not calibrated" in page and "not part of the calibration suite" in page
     assert f"1 → 0: solved by the base, not by step-40</td><td class=\"\">{lost}</td>" in page
+
+
+def test_cover_at_tau_curves_with_their_band_on_the_page(lab):
+    from rlvr_boundary.core.cover import dkw_halfwidth
+
+    doc = lab["json"]
+    page = section(lab["html"], "cover")
+    first = next(iter(doc["comparisons"].values()))["cover"]
+    assert first["halfwidth"] == pytest.approx(dkw_halfwidth(doc["n_prompts"]))
+    assert first["calibrated"] is True and first["no_band"] is None
+    assert "<svg" in page and "Dvoretzky-Kiefer-Wolfowitz" in page
+    assert f"±{first['halfwidth'] * 100:.1f} points with {doc['n_prompts']} problems" in page
+    for m, res in doc["comparisons"].items():
+        cv = res["cover"]
+        sentence = W.cover_verdict_sentence(m, doc["base"], cv)
+        assert H.escape(sentence, quote=True) in page
+        # the lab's RL narrows: fewer problems solved at all (small tau), more solved reliably
+        v = cv["diff"]["verdict"]
+        assert "loss" in v and "gain" in v and v.index("loss") < v.index("gain")
+        diff = np.subtract(cv["models"][m]["cover"], cv["models"][doc["base"]]["cover"])
+        assert np.allclose(diff, cv["diff"]["diff"])
+    # the table's base row is the plug-in of the base's own curve
+    base_cv = first["models"][doc["base"]]
+    j = first["taus"].index(0.5)
+    assert f"{base_cv['cover'][j]:.1%} ({base_cv['lower'][j]:.1%}–{base_cv['upper'][j]:.1%})" \
+        in page
+
+
+
+def test_cover_has_no_band_when_prompts_are_clustered():
+    from rlvr_boundary.analysis.pairwise import cover_curve_block
+
+    n = np.full(30, 8)
+    c = np.arange(30) % 9
+    blk = cover_curve_block(n, c, n, 8 - c, "b", "r", 0.05, clustered=True)
+    assert blk["calibrated"] is False and "--cluster-by" in blk["no_band"]
+    assert blk["models"]["b"]["lower"] is None and blk["diff"]["verdict"] is None
+    assert "no band" in W.cover_verdict_sentence("r", "b", blk)

@@ -202,6 +202,8 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettin
         within[label] = se
     result["within_prompt_se"] = within
     result["metrics"] = metrics_block({base: (nb, cb), rl: (nr, cr)}, opts.alpha)
+    result["cover"] = cover_curve_block(nb, cb, nr, cr, base, rl, opts.alpha,
+                                        clustered=groups is not None)
     if opts.verifier_error is not None and result["band"] is not None:
         result["verifier_error"] = verifier_error_block(
             nb, cb, nr, cr, ks, result, opts.verifier_error, n_boot=min(opts.bootstrap, 100),
@@ -217,4 +219,32 @@ def compare_aligned(aligned: Aligned, base: str, rl: str, opts: ComparisonSettin
 def _n_summary(n: np.ndarray) -> dict:
     return {"min": int(n.min()), "max": int(n.max()), "total": int(n.sum())}
 
+
+def cover_curve_block(nb, cb, nr, cr, base: str, rl: str, alpha: float, *,
+                      clustered: bool = False) -> dict:
+    """cover@tau curves of base and RL with their DKW bands, and the difference.
+
+    The bands assume independent problems (:mod:`rlvr_boundary.core.cover`): with prompts
+    clustered (``--cluster-by``) the curves are drawn without a band and ``no_band`` says why.
+    """
+    from rlvr_boundary.core.cover import TAU_GRID, cover_band, cover_difference_band
+
+    b, r = cover_band(nb, cb, TAU_GRID, alpha), cover_band(nr, cr, TAU_GRID, alpha)
+    d = cover_difference_band(nb, cb, nr, cr, TAU_GRID, alpha)
+    estimand = ("the cover measured with these n samples per problem, for problems drawn "
+                "like these; not the cover of the infinite-sample success rates")
+    if clustered:
+        none = {"lower": None, "upper": None}
+        return {"taus": b["taus"], "level": 1 - alpha, "halfwidth": None, "estimand": estimand,
+                "calibrated": False,
+                "no_band": "the prompts are clustered (--cluster-by): the band assumes "
+                           "independent problems",
+                "models": {base: {"cover": b["cover"], **none},
+                           rl: {"cover": r["cover"], **none}},
+                "diff": {"diff": d["diff"], **none, "verdict": None}}
+    return {"taus": b["taus"], "level": 1 - alpha, "halfwidth": b["halfwidth"],
+            "estimand": estimand, "calibrated": True, "no_band": None,
+            "models": {base: {k: b[k] for k in ("cover", "lower", "upper")},
+                       rl: {k: r[k] for k in ("cover", "lower", "upper")}},
+            "diff": {k: d[k] for k in ("diff", "lower", "upper", "verdict")}}
 

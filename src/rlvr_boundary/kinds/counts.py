@@ -56,6 +56,31 @@ class Band(TypedDict):
                                       "measured in simulation; else null", OPTIONAL]
 
 
+class CoverModel(TypedDict):
+    cover: A[Floats, "cover@tau at each tau: the share of problems with c/n >= tau"]
+    lower: A[Floats | None, "lower end of the simultaneous DKW band (null: no band)"]
+    upper: A[Floats | None, "upper end (null: no band)"]
+
+
+class CoverDiff(TypedDict):
+    diff: A[Floats, "cover@tau of the trained model minus the base's, per tau"]
+    lower: A[Floats | None, "lower end of its simultaneous band (null: no band)"]
+    upper: A[Floats | None, "upper end (null: no band)"]
+    verdict: A[list[Literal["gain", "loss", "unclear"]] | None,
+               "per tau: the band above 0, below 0, or neither (null: no band)"]
+
+
+class CoverCurve(TypedDict):
+    taus: A[Floats, "the thresholds tau (0.01 to 1 by 0.01)"]
+    level: A[float, "simultaneous coverage of the bands, 1 - alpha"]
+    halfwidth: A[float | None, "half-width of each model's band (null: no band)"]
+    estimand: A[str, "what the band covers, in words"]
+    calibrated: A[bool, "the band's coverage is measured in docs/statistics.md"]
+    no_band: A[str | None, "why there is no band (clustered prompts), else null"]
+    models: A[dict[str, CoverModel], "per model (<model>): the curve and its band"]
+    diff: A[CoverDiff, "trained minus base, with the union-bound band"]
+
+
 @open_keys
 class BootstrapCI(TypedDict):
     n_boot: A[int, "paired-bootstrap resamples"]
@@ -129,6 +154,9 @@ class CompareResult(TypedDict):
                                                        "of each mean curve where n >= 2k"]
     metrics: A[dict[str, Any], "cover@tau, pass^k, G-Pass@k, mG-Pass@k and the pass@k "
                                "posterior of each model (<model>), at the taus listed"]
+    cover: A[CoverCurve, "cover@tau over tau (Dragoi et al., arXiv 2510.08325) of both "
+                         "models and their difference, with simultaneous DKW bands",
+             OPTIONAL]
     verifier_error: A[dict[str, Any], "the band under the verifier's error rates and whether "
                                       "the verdicts survive (--verifier-error)", OPTIONAL]
     extrapolation: A[dict[str, Any], "model-based pass@k and D(k) beyond n with a bootstrap "

@@ -71,6 +71,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["strategies"] = F.strategy_shares
     if not audit["comparisons"]:
         draw.pop("difference")
+    if audit["comparisons"] and all(r.get("cover") for r in audit["comparisons"].values()):
+        draw["cover"] = F.cover_curves
     if any(r.get("extrapolation") for r in audit["comparisons"].values()):
         draw["extrapolation"] = F.extrapolation
     svg_of, files = {}, []

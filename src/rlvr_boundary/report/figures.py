@@ -477,6 +477,48 @@ def extrapolation(audit: dict):
     return fig
 
 
+def cover_curves(audit: dict):
+    """cover@tau of every model with its simultaneous band (top), and each checkpoint's
+    difference from the base with its band (bottom)."""
+    comps = audit["comparisons"]
+    base = audit["base"]
+    fig, (top, bottom) = figure(5.6, nrows=2)
+    col = colors(audit["models"], base)
+    first = next(iter(comps.values()))["cover"]
+    taus = np.asarray(first["taus"])
+    curves = {base: first["models"][base]}
+    curves.update({m: r["cover"]["models"][m] for m, r in comps.items()})
+    level = f"{first['level']:.0%}"
+    for m, cv in curves.items():
+        if cv["lower"] is not None:
+            top.fill_between(taus, cv["lower"], cv["upper"], step="post", color=col[m],
+                             alpha=0.15, lw=0)
+        top.step(taus, cv["cover"], where="post", color=col[m], lw=1.6, label=m)
+    top.set_xlim(0, 1)
+    top.set_ylim(-0.02, 1.02)
+    top.set_xlabel("reliability threshold tau")
+    top.set_ylabel("cover@tau")
+    top.set_title(f"Share of problems solved in at least a share tau of samples ({level} "
+                  "bands)", loc="left")
+    top.grid(alpha=0.25)
+    _legend_right(top)
+    for m, r in comps.items():
+        d = r["cover"]["diff"]
+        if d["lower"] is not None:
+            bottom.fill_between(taus, d["lower"], d["upper"], step="post", color=col[m],
+                                alpha=0.15, lw=0)
+        bottom.step(taus, d["diff"], where="post", color=col[m], lw=1.6, label=m)
+    bottom.axhline(0, color="black", lw=0.8)
+    bottom.set_xlim(0, 1)
+    bottom.set_xlabel("reliability threshold tau")
+    bottom.set_ylabel(f"cover@tau − {base}")
+    bottom.set_title(f"Checkpoint minus {base} ({level} simultaneous bands)", loc="left")
+    bottom.grid(alpha=0.25)
+    _legend_right(bottom)
+    fig.tight_layout()
+    return fig
+
+
 def _layout_final(fig) -> None:
     """Keep the layout ``tight_layout`` computed, without laying the figure out again.
 

@@ -22,6 +22,7 @@ SECTIONS = [
     ("advisor", "Budget advisor"),
     ("coverage", "Coverage"),
     ("frontier", "Hard frontier"),
+    ("cover", "cover@tau: solved reliably"),
     ("support", "Support dynamics"),
     ("evolution", "Training evolution"),
     ("diversity", "Answer diversity"),
@@ -170,6 +171,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
         "advisor": _advisor(audit),
         "coverage": _coverage(audit, svgs),
         "frontier": _frontier(audit),
+        "cover": _cover(audit, svgs),
         "support": _support(audit),
         "evolution": _evolution(audit, svgs),
         "diversity": _diversity(audit),
@@ -532,6 +534,35 @@ def _frontier(a: dict) -> str:
     return (f"<p>{esc(W.frontier_sentence(fr, a['n_prompts'], a['base']))}</p>"
             + _table(["problems", "count", "share", f"{1 - fr['alpha']:.0%} interval "
                       "(Wilson, not calibrated)"], rows))
+
+
+#: The thresholds the cover@tau table shows (the figure draws every one).
+COVER_TABLE_TAUS = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+
+
+def _cover(a: dict, svgs: dict) -> str:
+    comps = a["comparisons"]
+    if not comps or not all(r.get("cover") for r in comps.values()):
+        return _missing("cover@tau needs a base and at least one checkpoint.")
+    first = next(iter(comps.values()))["cover"]
+    taus = first["taus"]
+    cols = [taus.index(t) for t in COVER_TABLE_TAUS if t in taus]
+    curves = {a["base"]: first["models"][a["base"]]}
+    curves.update({m: r["cover"]["models"][m] for m, r in comps.items()})
+
+    def cell(cv, j):
+        if cv["lower"] is None:
+            return f"{cv['cover'][j]:.1%}"
+        return f"{cv['cover'][j]:.1%} ({cv['lower'][j]:.1%}–{cv['upper'][j]:.1%})"
+
+    rows = [[esc(m), *[cell(cv, j) for j in cols]] for m, cv in curves.items()]
+    head = ["model", *[f"tau = {taus[j]:g}" for j in cols]]
+    out = [f"<p>{esc(W.cover_sentence(first, a['n_prompts']))}</p>",
+           _figure(svgs, "cover", W.cover_caption(first)),
+           _table(head, rows)]
+    out += [f"<p>{esc(W.cover_verdict_sentence(m, a['base'], r['cover']))}</p>"
+            for m, r in comps.items()]
+    return "".join(out)
 
 
 def _support(a: dict) -> str:

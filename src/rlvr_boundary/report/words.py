@@ -72,7 +72,8 @@ GLOSSARY = {
             "shrank.",
     "coverage": "The problems a model solves at budget K: at least one correct sample at K = "
                 "n, or pass@K at least 1 - zeta.",
-    "cover@tau": "The share of problems whose success rate c/n is at least tau.",
+    "cover@tau": "The share of problems solved in at least a share tau of their samples "
+                 "(c/n >= tau): low tau measures breadth, high tau reliability.",
     "maj@k": "The chance that the most frequent answer among k samples is correct, averaged "
              "over random k-subsets (ties split evenly; incomplete answers never win).",
     "RBF": "Rollout branching factor: per generation step, how many candidate tokens lie "
@@ -305,6 +306,62 @@ def frontier_sentence(fr: dict, n_prompts: int, base: str) -> str:
                    "unit, for the share among prompts drawn like these with the samples drawn; "
                    "they are not calibrated here (not part of the calibration suite), and an "
                    "unsolved problem may be solvable with more samples.")
+
+
+def cover_sentence(cover: dict, n_prompts: int) -> str:
+    """What cover@tau is, what its band covers, and why it matters beside pass@k."""
+    text = ("cover@tau is the share of problems a model solves in at least a share tau of its "
+            "samples (Dragoi et al., arXiv 2510.08325). Low tau counts the problems solved at "
+            "all (breadth), high tau those solved reliably (depth). pass@k at large k weighs "
+            "tau near 0 most, where a lucky guess on a small answer space counts as much as a "
+            "reliable solution; a gap that opens only at small tau is that kind of gap. ")
+    if cover.get("no_band"):
+        return text + f"No band is drawn: {cover['no_band']}."
+    return text + (f"The bands hold at every tau at once with probability at least "
+                   f"{cover['level']:.0%} (Dvoretzky-Kiefer-Wolfowitz, ±"
+                   f"{cover['halfwidth'] * 100:.1f} points with {n_prompts} problems; coverage "
+                   f"measured in docs/statistics.md). They are for {cover['estimand']}.")
+
+
+def cover_caption(cover: dict) -> str:
+    """Caption of the cover@tau figure."""
+    return ("Top: cover@tau of every model, shaded by its simultaneous band. Bottom: each "
+            "checkpoint minus the base, with a band that holds at every tau at once (a union "
+            "of the two models' bands, so wider than a paired one).")
+
+
+def cover_verdict_sentence(model: str, base: str, cover: dict) -> str:
+    """Where along tau the checkpoint's cover is supported above or below the base's."""
+    d = cover["diff"]
+    taus = cover["taus"]
+    if d["verdict"] is None:
+        return (f"{model}: no band (see above), so no tau is called a gain or a loss; the "
+                f"largest difference is {max(d['diff'], key=abs) * 100:+.1f} points.")
+    gain = [t for t, v in zip(taus, d["verdict"]) if v == "gain"]
+    loss = [t for t, v in zip(taus, d["verdict"]) if v == "loss"]
+
+    def span(ts):  # runs of consecutive thresholds: "tau 0.43 to 0.89 and tau = 0.95"
+        step = taus[1] - taus[0] if len(taus) > 1 else 1.0
+        runs = [[ts[0]]]
+        for t in ts[1:]:
+            if t - runs[-1][-1] > step * 1.5:
+                runs.append([t])
+            else:
+                runs[-1].append(t)
+        return " and ".join(f"tau {r[0]:g} to {r[-1]:g}" if len(r) > 1 else f"tau = {r[0]:g}"
+                            for r in runs)
+
+    parts = []
+    if gain:
+        parts.append(f"solves more problems reliably than {base} at {span(gain)} "
+                     f"({len(gain)} of {len(taus)} thresholds)")
+    if loss:
+        parts.append(f"solves fewer than {base} at {span(loss)} "
+                     f"({len(loss)} of {len(taus)} thresholds)")
+    if not parts:
+        return (f"{model}: the band does not separate it from {base} at any tau (largest "
+                f"difference {max(d['diff'], key=abs) * 100:+.1f} points).")
+    return f"{model} " + "; it ".join(parts) + "; elsewhere the band cannot tell them apart."
 
 
 def crossings_overview(comparisons: dict) -> str:
@@ -759,6 +816,8 @@ def compare_console(res: dict) -> list:
                f"{res['n_prompts']}, {rl} {res['solved_at_n'][rl]} of {res['n_prompts']}.")
     if res.get("maj_at_k"):
         out.append(majority_sentence(res["maj_at_k"], [base, rl]))
+    if res.get("cover"):
+        out.append("cover@tau: " + cover_verdict_sentence(rl, base, res["cover"]))
     out.append(crossings_sentence(res))
     out.append(kstar_price_sentence(res))
     out += [s for s in (delta_se_sentence(res), band_sentence(res), bootstrap_sentence(res)) if s]
