@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rlvr_boundary.core.cover import (TAU_GRID, cover_band, cover_difference_band,
-                                      dkw_halfwidth)
+from rlvr_boundary.core.cover import TAU_GRID, cover_band, cover_difference_band, dkw_halfwidth
 
 
 def _brute_cover(n, c, tau):

@@ -22,7 +22,7 @@ from tests.report.fixtures import synthetic_rollouts
 
 DRAW = {"passk": F.passk_curves, "difference": F.difference_curves, "upset": F.upset,
         "histogram": F.accuracy_histograms, "evolution": F.evolution,
-        "entropy_position": F.entropy_by_position}
+        "entropy_position": F.entropy_by_position, "cover": F.cover_curves}
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,8 @@ def test_example_report(tmp_path, capsys):
     assert "Quality flags need the completion text" in page
     assert "passk-inference" in page  # attribution of the example data
     assert sorted(p.name for p in (tmp_path / "r_figures").iterdir()) == sorted(
-        f"{n}.{e}" for n in ("passk", "difference", "upset", "histogram") for e in ("png", "pdf"))
+        f"{n}.{e}" for n in ("passk", "difference", "upset", "histogram", "cover")
+        for e in ("png", "pdf"))
 
 
 def test_numbers_match_a_recomputation_from_rows(rollout_report):

@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     io.add_argument("--from", dest="from_result", metavar="RESULT",
                     help="redraw the page from a report's JSON result file (no inputs read, "
                          "nothing recomputed)")
+    io.add_argument("--prompts", metavar="FILE",
+                    help="prompt file (JSONL or CSV with an id and a text, as 'sample "
+                         "--prompts' reads) whose texts the page shows beside the problem ids "
+                         "(default: the rollouts' 'prompt' column, when they have one)")
     io.add_argument("--learning", action="append", default=[], metavar="FILE",
                     help="where-learning-landed result of 'rlvr-boundary score --before' to show "
                          "in the report (repeatable)")
@@ -66,13 +70,14 @@ def main(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     P.outputs_of(args.out)  # a page that does not end in .html is refused first
     if args.from_result:
-        if args.inputs or args.example or args.learning:
-            raise InputError("--from redraws a result file: give no inputs, no --example and "
-                             "no --learning")
+        if args.inputs or args.example or args.learning or args.prompts:
+            raise InputError("--from redraws a result file: give no inputs, no --example, "
+                             "no --learning and no --prompts")
         doc, files = P.redraw(args.from_result, args.out, figures=args.figures)
         written = [args.out]
     else:
         paths, labels, notes, base = list(args.inputs), {}, [], args.base
+        prompts = args.prompts
         if args.example:
             if paths:
                 raise InputError("give either --example or input files, not both")
@@ -80,12 +85,14 @@ def main(args: argparse.Namespace) -> int:
 
             ex = example_inputs(args.example)
             paths, labels, notes, base = ex.paths, ex.labels, ex.notes, base or ex.base
+            prompts = prompts or ex.prompts
         compare = from_args(CompareOptions, args, labels={**labels,
                                                           **parse_labels(args.labels)})
         opts = from_args(ReportOptions, args, compare=compare, base=base)
         with progress() as bar:
             task = bar.add_task("reading inputs", total=None)
             doc, files = P.run(paths, opts, args.out, notes=notes, learning=args.learning,
+                               prompts=prompts,
                                progress=lambda k: bar.advance(task, k),
                                warn=lambda text: err_console.print(W.note_line(text)))
         written = [args.out, str(P.outputs_of(args.out)[1])]

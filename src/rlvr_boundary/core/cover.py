@@ -61,7 +61,7 @@ import numpy as np
 from rlvr_boundary.core.metrics import cover_at_tau
 from rlvr_boundary.core.passk import check_counts
 
-__all__ = ["TAU_GRID", "dkw_halfwidth", "cover_band", "cover_difference_band"]
+__all__ = ["TAU_GRID", "cover_band", "cover_difference_band", "dkw_halfwidth"]
 
 #: The curve's thresholds: 0.01, 0.02, ..., 1.00 (tau = 0 is 1 for every model).
 TAU_GRID = tuple(round(j / 100, 2) for j in range(1, 101))

@@ -34,7 +34,9 @@ EXAMPLES = {
     },
     "math500": {"problems": "test.jsonl"},
     # One shard directory holding every model (base and the step-N checkpoints).
-    "lab": {"rollouts": ".", "base_label": "base"},
+    # _prompts.jsonl: each problem's text (the leading "_" keeps pyarrow from reading it
+    # as part of the dataset).
+    "lab": {"rollouts": ".", "base_label": "base", "prompts": "_prompts.jsonl"},
     "theory": {"matrix": "three_by_three.csv"},
 }
 

@@ -352,3 +352,64 @@ def collect_texts(paths: list[Path], wanted: set[tuple[str, str]], *, per_pair: 
                 lst.sort(key=lambda d: d["sample_idx"])
                 del lst[per_pair:]
     return out
+
+
+#: Characters of a problem's text kept for the page (the rest is cut and marked).
+PROBLEM_CHARS = 600
+
+
+def collect_problems(paths: list[Path], wanted: set[str], *, prompts_file: Path | None = None,
+                     max_chars: int = PROBLEM_CHARS) -> dict:
+    """The text of each wanted problem, from a prompt file or the rollouts' ``prompt`` column.
+
+    Parameters
+    ----------
+    paths
+        Rollout tables (read only when ``prompts_file`` is None; a table without a
+        ``prompt`` column is skipped).
+    wanted
+        Prompt ids whose text is shown.
+    prompts_file
+        A prompt file in the format of ``rlvr-boundary sample --prompts``
+        (:func:`rlvr_boundary.io.prompts.read_prompts`); when given, the only source.
+    max_chars
+        Longer texts are cut to this many characters and marked ``cut``.
+
+    Returns
+    -------
+    dict
+        ``{prompt_id: {"text", "cut"}}`` for the wanted ids that have a text. Texts are
+        user data: the page escapes them. When two rows of the rollouts give one id
+        different texts, the first read is kept and ``"differs": True`` is set.
+    """
+    out: dict = {}
+    if not wanted:
+        return out
+
+    def keep(pid, text):
+        if not isinstance(text, str):
+            return
+        slot = out.get(pid)
+        if slot is None:
+            out[pid] = {"text": text[:max_chars], "cut": len(text) > max_chars}
+        elif slot["text"] != text[:max_chars]:
+            slot["differs"] = True
+
+    if prompts_file is not None:
+        from rlvr_boundary.io.prompts import read_prompts
+
+        for rec in read_prompts(prompts_file):
+            if rec["prompt_id"] in wanted:
+                keep(rec["prompt_id"], rec["question"])
+        return out
+    ids = pa.array(sorted(wanted))
+    for path in paths:
+        if "prompt" not in set(table_columns(path)):
+            continue
+        for batch in iter_rollout_batches(path, ["prompt"]):
+            sub = batch.filter(pc.is_in(batch.column("prompt_id"), value_set=ids))
+            for pid, text in zip(sub.column("prompt_id").to_pylist(),
+                                 sub.column("prompt").to_pylist()):
+                keep(pid, text)
+    return out
+

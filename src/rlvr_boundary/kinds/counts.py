@@ -246,6 +246,11 @@ class ReportResult(TypedDict):
     tokens: A[dict[str, Any] | None, "token statistics per model and verdict"]
     samples_shown: A[list[dict[str, Any]], "the sample texts the page shows (model output, "
                                            "raw)"]
+    problems: A[dict[str, dict[str, Any]], "the text of each problem the page lists "
+                                           "(<prompt_id>: text cut to 600 characters, cut, "
+                                           "and differs when the rollouts gave one id two "
+                                           "texts), from --prompts or the rollouts' prompt "
+                                           "column; raw user data", OPTIONAL]
     scorers: A[Scorers, "scorer sensitivity (as in compare)", OPTIONAL]
     learning: A[list[dict[str, Any]], "where-learning-landed results carried in", OPTIONAL]
     strategies: A[dict[str, Any], "strategy mixture and minority-only problems (a strategy "

@@ -106,6 +106,28 @@ def read_learning(paths: list) -> tuple[list[dict], list[dict]]:
     return results, rows
 
 
+def _problem_texts(audit: dict, rollout_paths: list, prompts, warn) -> list[dict]:
+    """Put the texts of the problems the page lists into ``audit["problems"]``; return the
+    provenance row of the prompt file (none without one)."""
+    from rlvr_boundary.analysis.audit import shown_pairs
+    from rlvr_boundary.io.samples import collect_problems
+    from rlvr_boundary.io.text import sha256_of
+
+    listed = {p for _, p in shown_pairs(audit)}
+    found = collect_problems(list(rollout_paths), listed,
+                             prompts_file=Path(prompts) if prompts is not None else None)
+    if found:
+        audit["problems"] = found
+    if prompts is None:
+        return []
+    missing = len(listed - set(found))
+    if missing and warn is not None:
+        warn(f"{missing} of the {len(listed)} problems the page lists have no text in "
+             f"{prompts}; they are shown by id only.")
+    return [{"path": str(prompts), "format": "prompts", "models": [],
+             "sha256": sha256_of(prompts)}]
+
+
 def outputs_of(out_html: str | Path) -> tuple[Path, Path, Path]:
     """``(page, its JSON, its figure folder)``; the page must end in .html."""
     from rlvr_boundary.report.build import check_html_path
@@ -116,7 +138,8 @@ def outputs_of(out_html: str | Path) -> tuple[Path, Path, Path]:
 
 def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
         notes: list[str] | None = None, learning: list | None = None, progress=None,
-        warn=None, svgs: dict | None = None) -> tuple[dict, dict]:
+        warn=None, svgs: dict | None = None,
+        prompts: str | Path | None = None) -> tuple[dict, dict]:
     """Audit the inputs: write ``<out>.json``, the page ``out_html`` and its figures.
 
     Parameters
@@ -140,6 +163,9 @@ def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
     svgs
         A dict to receive the page's figures as inline SVG by name
         (:func:`rlvr_boundary.report.build.render_report`).
+    prompts
+        A prompt file (as ``sample --prompts`` reads) whose texts are shown beside the
+        ids of the problems the page lists; without it, the rollouts' ``prompt`` column.
 
     Returns
     -------
@@ -162,7 +188,7 @@ def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
     # A failed run leaves nothing it created: no result JSON without its page, no figures.
     with removed_on_failure(out, json_path, folder):
         doc = compute(paths, opts, json_path, notes=notes, learning=learning,
-                      progress=progress, warn=warn)
+                      progress=progress, warn=warn, prompts=prompts)
         from rlvr_boundary.report import build as B
 
         figures = B.render_report(doc, out, figures=opts.figures, svgs=svgs)
@@ -190,7 +216,7 @@ def redraw(result: str | Path, out_html: str | Path, *, figures: bool = True) ->
 
 def compute(paths: list[Path], opts: ReportOptions, json_path: Path, *,
             notes: list[str] | None = None, learning: list | None = None, progress=None,
-            warn=None) -> dict:
+            warn=None, prompts: str | Path | None = None) -> dict:
     """Load the inputs once, compute the audit, write ``json_path``; return it as read back.
 
     The document is read back from the file, so what a caller draws from it is
@@ -209,6 +235,10 @@ def compute(paths: list[Path], opts: ReportOptions, json_path: Path, *,
 
     # Read first: a bad file fails before the (longer) audit is computed.
     learned, learned_rows = read_learning(list(learning or []))
+    if prompts is not None:
+        from rlvr_boundary.io.prompts import read_prompts
+
+        read_prompts(prompts)  # checked now: a bad prompt file fails before the audit
     c = opts.compare
     inputs = load_inputs(paths, fmt=c.format, labels=c.labels, choices=c.adapter_choices(),
                          facts=True, quality_sample=opts.quality_sample, seed=c.seed,
@@ -247,6 +277,8 @@ def compute(paths: list[Path], opts: ReportOptions, json_path: Path, *,
     strategies = strategies_section(inputs.rollout_paths, audit, c.labels)
     if strategies is not None:
         audit["strategies"] = strategies
-    audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows], "notes": list(notes or [])}
+    prompt_rows = _problem_texts(audit, inputs.rollout_paths, prompts, warn)
+    audit["provenance"] = {"inputs": [*inputs.sources, *learned_rows, *prompt_rows],
+                           "notes": list(notes or [])}
     write_result(json_path, "report", opts, audit)
     return read_result(json_path, kind="report")

@@ -25,6 +25,8 @@ class Example:
     """Label of the base model."""
     notes: list[str] = field(default_factory=list)
     """Where the data comes from (for the report's provenance)."""
+    prompts: Path | None = None
+    """A prompt file with the problems' texts (shown beside their ids), if the example has one."""
 
 
 def example_inputs(name: str) -> Example:
@@ -32,7 +34,9 @@ def example_inputs(name: str) -> Example:
     from rlvr_boundary.examples import EXAMPLES, example_dir, example_files, example_note
 
     if name == "lab":
-        ex = Example([example_dir("lab")], base=EXAMPLES["lab"]["base_label"])
+        folder = example_dir("lab")
+        ex = Example([folder], base=EXAMPLES["lab"]["base_label"],
+                     prompts=folder / EXAMPLES["lab"]["prompts"])
     else:
         files = example_files(name)
         ex = Example([files["base"], files["rl"]],

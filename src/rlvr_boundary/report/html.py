@@ -59,6 +59,7 @@ nav a{margin-right:.8em;font-size:.9em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.88em}
 th,td{border:1px solid #ddd;padding:.25em .55em;text-align:right;vertical-align:top}
 th{background:#f5f5f5}td.l,th.l{text-align:left}
+.ptext{font-size:.85em;color:#555;white-space:pre-wrap;max-width:36em;text-align:left}
 .note{color:#555;font-style:italic}.missing{background:#fff8e6;border-left:4px solid #e6a700;padding:.5em .8em}
 .verdict{font-size:1.05em;background:#eef6ff;border-left:4px solid #0072B2;padding:.5em .8em;margin:.4em 0}
 pre.sample{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #eee;
@@ -778,6 +779,15 @@ def _sample_block(texts: dict, model: str, pid: str) -> str:
     return "".join(out)
 
 
+def _problem(pid: str, a: dict) -> str:
+    """A problem's id, with its text below it when the result has one (escaped: user data)."""
+    got = (a.get("problems") or {}).get(pid)
+    if not got:
+        return esc(pid)
+    text = esc(got["text"]) + ("…" if got.get("cut") else "")
+    return f'{esc(pid)}<div class="ptext">{text}</div>'
+
+
 def _regressions(a: dict, texts: dict) -> str:
     if not a["comparisons"]:
         return _missing("Needs a base and at least one checkpoint.")
@@ -792,7 +802,7 @@ def _regressions(a: dict, texts: dict) -> str:
                 out.append("<p class=\"note\">none</p>")
                 continue
             out.append(_table(["problem", a["base"], m, "Δ accuracy"],
-                              [[esc(r["prompt_id"]), f"{r['c_base']}/{r['n_base']}",
+                              [[_problem(r["prompt_id"], a), f"{r['c_base']}/{r['n_base']}",
                                 f"{r['c_model']}/{r['n_model']}", f"{r['delta']:+.3f}"]
                                for r in rows]))
             if have_text:
@@ -816,7 +826,7 @@ def _lucky(a: dict, texts: dict) -> str:
            "this rarely may come from flawed reasoning or a guess: read the correct samples and "
            "check the reasoning, as Yue et al. (limit-of-RLVR) did by hand.</p>",
            _table(["model", "problem", "c/n", "other models"],
-                  [[esc(r["model"]), esc(r["prompt_id"]), f"{r['c']}/{r['n']}",
+                  [[esc(r["model"]), _problem(r["prompt_id"], a), f"{r['c']}/{r['n']}",
                     esc(", ".join(f"{k} {v}" for k, v in r["others"].items()))] for r in rows], 2)]
     if texts:
         for r in rows:
