@@ -441,7 +441,9 @@ def stage_sample(ctx: Context, labels: dict[str, Path], *, rollouts: Path | None
                 task = bar.add_task(f"sampling {lab}", total=len(problems) * n)
                 rows = []
                 for r in backend.generate(prompts, n, params):
-                    r.update(model=lab, **verify(by_id[r["prompt_id"]], r["text"]))
+                    # the problem's text rides along, so the report shows it beside the id
+                    r.update(model=lab, prompt=by_id[r["prompt_id"]].prompt,
+                             **verify(by_id[r["prompt_id"]], r["text"]))
                     rows.append(r)
                     bar.update(task, completed=len(rows))
             finally:
