@@ -89,3 +89,27 @@ def test_place_in_line_counts_the_jobs_ahead_that_no_worker_has_taken():
     futs[0].set_result(("ok", 1))
     futs[2].set_running_or_notify_cancel()
     assert [r._ahead(f) for f in futs] == [None, 0, None, 1]
+
+
+def test_jobs_receive_plain_strings_not_the_frameworks_subclass(runner, tmp_path):
+    """The web framework hands uploads over as its own str subclass; unpickled in a worker
+    it imports the framework first (3 s of a first request). A subclass from a module the
+    worker cannot import at all proves the job gets a plain str."""
+    import sys
+    import types
+
+    from rlvr_boundary.app.jobs import plain
+
+    mod = types.ModuleType("rb_not_importable_in_workers")
+    exec("class NamedString(str):\n    pass\n", mod.__dict__)
+    mod.NamedString.__module__ = mod.__name__
+    sys.modules[mod.__name__] = mod
+    try:
+        text = mod.NamedString(C.OMNI_MATH_CURVE)
+        got = plain(((text, [text]), {"k": text}, 3))
+        assert type(got[0][0]) is str and type(got[0][1][0]) is str and type(got[1]["k"]) is str
+        assert got == ((C.OMNI_MATH_CURVE, [C.OMNI_MATH_CURVE]), {"k": C.OMNI_MATH_CURVE}, 3)
+        res = runner.run("paste_job", text, "auto", ("", ""), {"bootstrap": 10}, str(tmp_path))
+        assert res["result"]["crossing_intervals"] == [[64, 256]]
+    finally:
+        del sys.modules[mod.__name__]

@@ -99,6 +99,23 @@ def _ready() -> int:
     return os.getpid()
 
 
+def plain(value):
+    """``value`` with every ``str`` subclass made a plain ``str`` (through tuples, lists, dicts).
+
+    Why: the web framework hands uploads over as its own ``str`` subclass, and a worker
+    unpickling one must first import the framework (3 s in a fresh worker: most of a
+    first request's time). Jobs take plain Python values only.
+    """
+    if isinstance(value, str):
+        return str.__str__(value) if type(value) is not str else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value) if type(value) in (list, tuple) \
+            else [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {plain(k): plain(v) for k, v in value.items()}
+    return value
+
+
 class JobRunner:
     """A pool of ``workers`` processes running :mod:`~rlvr_boundary.app.compute` jobs.
 
@@ -177,7 +194,7 @@ class JobRunner:
 
         pool = self._get_pool()
         try:
-            fut = pool.submit(_run, name, args)
+            fut = pool.submit(_run, name, plain(args))
             with self._lock:
                 self._waiting.append(fut)
             deadline = time.monotonic() + self.timeout
