@@ -364,14 +364,11 @@ def _input_cases() -> list[Case]:
         C("plan", "--alpha 0", (*PLAN, "--alpha", "0"), ("counts",), message="alpha"),
         C("plan", "--loss-at 10^9", ("plan", "--base", "base.jsonl", "--rl", "rl.jsonl",
                                      "--loss-at", "1000000000"), ("counts",),
-          message="loss", waits_for="plan's size bounds (statistics helper): --loss-at "
-                                    "10^9 took 16.3 GB", heavy=True, guarded=True),
+          message="loss", heavy=True, guarded=True),  # before plan's bounds: 16.3 GB
         C("plan", "--prompts 10^9", (*PLAN, "--prompts", "1000000000"), ("counts",),
-          message="prompts", waits_for="plan's size bounds (statistics helper): --prompts "
-                                       "10^9 took 7.7 GB", heavy=True, guarded=True),
+          message="prompts", heavy=True, guarded=True),  # before plan's bounds: 7.7 GB
         C("plan", "--sims 10^9", (*PLAN[:-4], "--sims", "1000000000"), ("counts",),
-          message="sims", waits_for="plan's size bounds (statistics helper): --sims 10^9 "
-                                    "ran > 120 s", heavy=True, guarded=True, timeout=60),
+          message="sims", heavy=True, guarded=True, timeout=60),  # before: > 120 s
         C("plan", "a pilot of 10^6 prompts", ("plan", "--base", "mb.jsonl", "--rl", "mr.jsonl",
                                               "--gain-at", "1"), ("million",),
           expect="error", message="prompts",
@@ -412,8 +409,7 @@ def _input_cases() -> list[Case]:
           message="memory"),
         C("verify", "--workers 100000", (*VERIFY[:-4], "--workers", "100000", "--out",
                                          "v.parquet"), ("raw",), message="workers",
-          waits_for="--workers bounded by the cores (options helper): 100000 forked until the "
-                    "out-of-memory killer", heavy=True, guarded=True, timeout=60),
+          heavy=True, guarded=True, timeout=60),  # before the bound: forked until the OOM killer
         C("verify", "20,000 completions into one Parquet file",
           ("verify", "raw20k.jsonl", "--gold", "gold20k.jsonl", "--backend", "canonical",
            "--out", "v.parquet"), ("raw20k",), expect="ok", heavy=True, timeout=1800),
@@ -464,12 +460,10 @@ def _input_cases() -> list[Case]:
           message="duplicate prompt id"),
         C("sample", "--n 0", (*SAMPLE[:-1], "0", "--out", "s"), ("prompts",), message="n"),
         C("sample", "--n 10^12", (*SAMPLE[:-1], "1000000000000", "--out", "s"), ("prompts",),
-          message="n", waits_for="a cap on --n or a memory estimate (options helper): 10^12 "
-                                 "took > 4.2 GB in 30 s", heavy=True, guarded=True, timeout=60),
+          message="n", heavy=True, guarded=True, timeout=60),  # before the cap: > 4.2 GB in 30 s
         C("sample", "--max-new-tokens 10^9", (*SAMPLE, "--max-new-tokens", "1000000000",
                                               "--out", "s"), ("prompts",), message="tokens",
-          waits_for="a cap on --max-new-tokens (options helper): 10^9 took > 4.2 GB in 30 s",
-          heavy=True, guarded=True, timeout=60),
+          heavy=True, guarded=True, timeout=60),  # before the cap: > 4.2 GB in 30 s
         C("sample", "--shard-size 0", (*SAMPLE, "--shard-size", "0", "--out", "s"),
           ("prompts",), message="shard"),
         C("sample", "model folder missing", ("sample", "--model", "nope", "--prompts",
