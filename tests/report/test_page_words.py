@@ -268,12 +268,12 @@ def test_compare_shows_maj_at_k_beside_pass_at_k(tmp_path, capsys):
     assert "maj_at_k" not in json.loads((tmp_path / "e.json").read_text())
 
 
-def test_the_hard_frontier_with_its_interval_marked_not_calibrated(lab):
+def test_the_hard_frontier_with_its_measured_interval(lab):
     from scipy.stats import binomtest
 
     doc = lab["json"]
     fr, cov = doc["frontier"], doc["coverage"]
-    assert fr["K"] == doc["K"] and fr["calibrated"] is False
+    assert fr["K"] == doc["K"] and fr["calibrated"] is True
     assert fr["unsolved"]["count"] == doc["n_prompts"] - cov["union"]
     for m, t in fr["transitions"].items():
         assert t["gained"]["count"] == cov["table_2x2"][m]["rl_only"]
@@ -283,7 +283,7 @@ def test_the_hard_frontier_with_its_interval_marked_not_calibrated(lab):
     lost = fr["transitions"]["step-40"]["lost"]["count"]
     assert lost == 40  # the shipped example: pass@64 of step-40 is 0.667, 40 of 120 lost
     page = section(lab["html"], "frontier")
-    assert "Wilson, not calibrated" in page and "not part of the calibration suite" in page
+    assert "interval (Wilson)" in page and "covered 94% to 98% of the time" in page
     assert f"1 → 0: solved by the base, not by step-40</td><td class=\"\">{lost}</td>" in page
 
 

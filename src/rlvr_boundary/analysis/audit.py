@@ -233,7 +233,8 @@ def _frontier(cov: dict, others: list[str], P: int, alpha: float) -> dict:
     over prompts (:func:`rlvr_boundary.core.frontier_sets.frontier_shares`)."""
     from rlvr_boundary.core.frontier_sets import frontier_shares
 
-    return {"K": cov["K"], "alpha": alpha, "calibrated": False,
+    # calibrated: coverage measured by benchmarks/calibration.py (the 'sets' rows)
+    return {"K": cov["K"], "alpha": alpha, "calibrated": True,
             "unsolved": frontier_shares(P, {"unsolved": P - cov["union"]}, alpha)["unsolved"],
             "transitions": {m: frontier_shares(P, {"gained": cov["table_2x2"][m]["rl_only"],
                                                    "lost": cov["table_2x2"][m]["base_only"]},

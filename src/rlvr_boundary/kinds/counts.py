@@ -229,7 +229,7 @@ class ReportResult(TypedDict):
     frontier: A[dict[str, Any], "the hard frontier at K: problems no model solves, and per "
                                 "checkpoint the 0 -> 1 (gained) and 1 -> 0 (lost) transitions, "
                                 "each count with its share and a Wilson interval over prompts "
-                                "(calibrated: false, not checked by the calibration suite)",
+                                "(calibrated: true, coverage measured in docs/statistics.md)",
                 OPTIONAL]
     diversity: A[dict[str, Any] | None, "answer diversity at k (null without answers)"]
     maj_at_k: A[dict[str, Any], "majority-vote accuracy maj@k beside pass@k: budgets "

@@ -534,7 +534,7 @@ def _frontier(a: dict) -> str:
                          f"{d['ci'][0]:.1%}–{d['ci'][1]:.1%}"])
     return (f"<p>{esc(W.frontier_sentence(fr, a['n_prompts'], a['base']))}</p>"
             + _table(["problems", "count", "share", f"{1 - fr['alpha']:.0%} interval "
-                      "(Wilson, not calibrated)"], rows))
+                      "(Wilson)"], rows))
 
 
 #: The thresholds the cover@tau table shows (the figure draws every one).
