@@ -294,12 +294,9 @@ def frontier_sentence(fr: dict, n_prompts: int, base: str) -> str:
     u = fr["unsolved"]
     lvl = f"{1 - fr['alpha']:.0%}"
 
-    def share(d):
-        return (f"{d['count']} ({d['share']:.1%}, {lvl} interval {d['ci'][0]:.1%} to "
-                f"{d['ci'][1]:.1%})")
-
-    text = (f"A problem is solved at K = {fr['K']} by the coverage rule above. No model solves "
-            f"{share(u)} of the {n_prompts} problems: the hard frontier. ")
+    text = (f"A problem is solved at K = {fr['K']} by the coverage rule above. The hard "
+            f"frontier, the problems no model solves: {u['count']} of the {n_prompts} "
+            f"({u['share']:.1%}, {lvl} interval {u['ci'][0]:.1%} to {u['ci'][1]:.1%}). ")
     text += (f"Per checkpoint, the table counts the problems it gained (0 -> 1: unsolved by "
              f"{base}, solved by it) and lost (1 -> 0).")
     return text + (" The intervals are Wilson score intervals with the prompts as the sampling "
