@@ -3,7 +3,7 @@
 Regenerate with ``python benchmarks/calibration.py`` (see docs/statistics.md).
 """
 
-GENERATED = {"command": "python benchmarks/calibration.py --subsamples 60 --pilots 2 --studies 200", "cpu_s": 1450, "date": "2026-12-04", "machine": "2 CPUs, Python 3.11.7, numpy 2.4.6", "workers": 2}
+GENERATED = {"command": "python benchmarks/calibration.py --subsamples 60 --pilots 2 --studies 200", "cpu_s": 1233, "date": "2026-12-04", "machine": "2 CPUs, Python 3.11.7, numpy 2.4.6", "workers": 2}
 
 #: Coverage of the plain band as compare draws it, by prompts (DeepScaleR population).
 BAND = {"level": 0.95, "independent": {30: {"coverage": 0.852, "mc_se": 0.0112, "reps": 1000}, 50: {"coverage": 0.944, "mc_se": 0.0073, "reps": 1000}, 100: {"coverage": 0.96, "mc_se": 0.0062, "reps": 1000}, 200: {"coverage": 0.931, "mc_se": 0.008, "reps": 1000}, 1000: {"coverage": 0.95, "mc_se": 0.0069, "reps": 1000}}}
