@@ -31,7 +31,7 @@ def test_sample_verify_report(tiny_model, tiny_qwen, tmp_path):
                  "--match-entropy-of", str(tmp_path / "rl"), "--match-n", "2"]) == 0
     m = assert_valid(tmp_path / "matched" / "entropy_match.json")
     assert m["kind"] == "entropy-match" and 0.05 <= m["temperature"] <= 2.0 and m["trace"]
-    man = json.loads((tmp_path / "matched" / "manifest.json").read_text())
+    man = json.loads((tmp_path / "matched" / "_manifest.json").read_text())
     assert man["sampling"]["temperature"] == round(m["temperature"], 4)
     for name in ("base", "rl"):
         assert main(["verify", str(tmp_path / name), "--gold", str(prompts), "--workers", "1"]) == 0

@@ -39,6 +39,19 @@ def read_dir(d: Path) -> pa.Table:
     return t.sort_by([("prompt_id", "ascending"), ("sample_idx", "ascending")])
 
 
+def assert_reads_as_a_dataset(d: Path, t: pa.Table) -> None:
+    """pandas and pyarrow read the output folder as one table: every row of ``t``."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow.dataset as ds
+
+    keys = sorted(zip(t.column("prompt_id").to_pylist(), t.column("sample_idx").to_pylist()))
+    df = pd.read_parquet(d)
+    assert sorted(zip(df.prompt_id, df.sample_idx)) == keys
+    assert sorted(df.text) == sorted(t.column("text").to_pylist())
+    for table in (ds.dataset(d, format="parquet").to_table(), pq.read_table(d)):
+        assert table.num_rows == t.num_rows and set(table.column_names) == set(t.column_names)
+
+
 def check_complete(t: pa.Table, n: int, prompts: int) -> None:
     keys = list(zip(t.column("prompt_id").to_pylist(), t.column("sample_idx").to_pylist()))
     assert len(keys) == len(set(keys)) == n * prompts  # no duplicates, no losses
@@ -68,12 +81,13 @@ def test_sample_cli_writes_shards_and_manifest(tiny_model, prompt_file, tmp_path
     assert not list(out.glob(".part-*.tmp"))  # a killed run's temporary shard is gone
     # a different batch size draws the same samples (per-sample seeds)
     assert t.column("text").to_pylist() == reference.column("text").to_pylist()
-    man = json.loads((out / "manifest.json").read_text())
+    man = json.loads((out / "_manifest.json").read_text())
     assert man["sampling"]["temperature"] == 1.0 and man["sampling"]["n"] == 5
     assert man["model_hash"] and len(man["model_hash"]) == 64
     assert man["engine"] == "transformers" and man["library_versions"]["torch"].startswith("2.")
     assert man["template"] == "qwen-boxed" and man["dataset_hash"]
     assert (out / "_COMPLETE").exists()
+    assert_reads_as_a_dataset(out, t)
     from tests.results.schema_check import assert_valid
 
     doc = assert_valid(tmp_path / "sum.json")
@@ -90,6 +104,20 @@ def test_sample_cli_writes_shards_and_manifest(tiny_model, prompt_file, tmp_path
     assert main(["sample", "--model", str(tiny_model), "--prompts", str(prompt_file), "--n", "5",
                  "--out", str(out), "--max-new-tokens", "24", "--seed", "6", "--template",
                  "qwen-boxed", "--label", "tiny", "--shard-size", "4"]) == 2
+    # A folder whose manifest has the name rlvr-boundary 0.1 gave it: its settings are
+    # checked the same way, and a resume renames it (the shards stay as they are).
+    (out / "_manifest.json").rename(out / "manifest.json")
+    assert main(["sample", "--model", str(tiny_model), "--prompts", str(prompt_file), "--n", "5",
+                 "--out", str(out), "--max-new-tokens", "24", "--seed", "6", "--template",
+                 "qwen-boxed", "--label", "tiny", "--shard-size", "4"]) == 2
+    assert (out / "manifest.json").is_file() and not (out / "_manifest.json").exists()
+    assert main(["sample", "--model", str(tiny_model), "--prompts", str(prompt_file), "--n", "5",
+                 "--out", str(out), "--max-new-tokens", "24", "--seed", "5", "--template",
+                 "qwen-boxed", "--label", "tiny", "--shard-size", "4", "--threads", "1"]) == 0
+    assert not (out / "manifest.json").exists()
+    assert json.loads((out / "_manifest.json").read_text())["model_hash"] == man["model_hash"]
+    assert read_dir(out).equals(t)
+    assert_reads_as_a_dataset(out, t)
 
 
 @pytest.mark.parametrize("stop_after", [1, 6, 13])
@@ -202,8 +230,9 @@ def test_score_cli_adds_cross_model_columns(tiny_model, tiny_qwen, prompt_file, 
     q = np.array(o.column("score_log_ppl").to_pylist())
     assert np.all(np.isfinite(q)) and not np.allclose(q, lp)
     assert len(o.column("score_entropy_bins").to_pylist()[0]) == 10
-    man = json.loads((other / "manifest.json").read_text())
+    man = json.loads((other / "_manifest.json").read_text())
     assert man["score_options"]["template"] == "qwen-boxed" and man["score_model_hash"]
+    assert_reads_as_a_dataset(other, o)
 
 
 def test_score_learning_without_out_says_where_the_scored_rows_went(tiny_model, prompt_file,

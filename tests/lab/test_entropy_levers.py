@@ -140,6 +140,32 @@ def test_copy_base_refuses_other_pretraining(tmp_path):
         copy_base(cfg, tmp_path / "nowhere", tmp_path / "x" / "base")
 
 
+@pytest.mark.parametrize("name", ["_manifest.json", "manifest.json"])
+def test_copy_base_rollouts_reads_either_manifest_name(tmp_path, name):
+    """A run folder's rollouts/_manifest.json, or rollouts/manifest.json in a folder of
+    rlvr-boundary 0.1, says whether its base rollouts may be reused."""
+    from rlvr_boundary.io.rollouts import sha256_of
+    from rlvr_boundary.lab import versions as V
+    from rlvr_boundary.lab.config import LabConfig
+    from rlvr_boundary.lab.stages import copy_base_rollouts, options_json
+
+    cfg = LabConfig.from_preset("quick")
+    src, base = tmp_path / "src", tmp_path / "base"
+    (src / "rollouts").mkdir(parents=True)
+    base.mkdir()
+    (base / "model.safetensors").write_bytes(b"weights")
+    (src / "lab_config.json").write_text(json.dumps(options_json(cfg)))
+    (src / "rollouts" / "part-base.parquet").write_bytes(b"a shard")
+    (src / "rollouts" / name).write_text(json.dumps({
+        "versions": V.installed(),
+        "models": {"base": {"model_hash": sha256_of(base / "model.safetensors")}}}))
+    rollouts = tmp_path / "out" / "rollouts"
+    assert copy_base_rollouts(cfg, src, rollouts, base) is True
+    assert (rollouts / "part-base.parquet").read_bytes() == b"a shard"
+    (src / "rollouts" / name).unlink()  # no manifest: nothing to vouch for the shard
+    assert copy_base_rollouts(cfg, src, tmp_path / "again" / "rollouts", base) is False
+
+
 @pytest.mark.slow
 @pytest.mark.torch
 def test_lever_run_reuses_the_base_and_samples_only_the_last_checkpoint(tmp_path):

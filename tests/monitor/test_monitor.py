@@ -207,6 +207,22 @@ def test_restart_reads_stored_looks_without_recomputing(tmp_path):
                         MonitorOptions(n=N + 1, every=2, looks=3))
 
 
+def test_restart_of_a_folder_with_the_old_manifest_name(tmp_path):
+    """rollouts/manifest.json (the name rlvr-boundary 0.1 gave it) is checked on restart like
+    rollouts/_manifest.json, and renamed to it."""
+    _, docs = _run(tmp_path, steps=(2,))
+    roll = tmp_path / "mon" / "rollouts"
+    (roll / "_manifest.json").rename(roll / "manifest.json")
+    with pytest.raises(InputError, match="cannot resume"):
+        BoundaryMonitor(_prompts(), _never, tmp_path / "mon",
+                        MonitorOptions(n=N + 1, every=2, looks=3))
+    assert (roll / "manifest.json").is_file()
+    again = BoundaryMonitor(_prompts(), _never, tmp_path / "mon",
+                            MonitorOptions(n=N, every=2, looks=3, bootstrap=400))
+    assert again.has_base and again.step(2) == docs[0]
+    assert (roll / "_manifest.json").is_file() and not (roll / "manifest.json").exists()
+
+
 def test_samples_are_checked(tmp_path):
     mon, _ = _run(tmp_path, steps=())
     rng = np.random.default_rng(0)

@@ -515,7 +515,7 @@ def test_verify_refuses_code_grading_without_bubblewrap_unless_unsafe(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(res.read_text())["isolation"]["isolation"] == "none"
-    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "out" / "_manifest.json").read_text())
     assert manifest["verifier"]["isolation"] == "none"
     assert manifest["verifier"]["unsafe_no_isolation"] is True
 

@@ -133,9 +133,9 @@ def test_verify_cli_records_the_remote_isolation(server, tmp_path, capsys):
     url = server.replace("http://", "http://user:secret@")
     assert main(["verify", str(src), "--task", "code", "--gold", str(gold), "--out", str(out),
                  "--sandbox-fusion-url", url]) == 0
-    verifier = json.loads((out / "manifest.json").read_text())["verifier"]
+    verifier = json.loads((out / "_manifest.json").read_text())["verifier"]
     assert verifier["isolation"] == "sandbox-fusion" and verifier["url"] == server
-    assert "secret" not in (out / "manifest.json").read_text()
+    assert "secret" not in (out / "_manifest.json").read_text()
     assert AUTH[-1] == "Basic " + base64.b64encode(b"user:secret").decode()
     from rlvr_boundary.io.rollouts import read_rollouts
 

@@ -56,6 +56,56 @@ def test_math_verify_grades_and_resumes(tmp_path, capsys):
     assert list(reduce_counts(out)["m"].c) == [2] * 6
 
 
+def _graded_folder(tmp_path):
+    src = tmp_path / "raw.parquet"
+    write_rollouts(raw_table(), src, required=RAW)
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"p{p}", "answer": str(p)}) + "\n" for p in range(6)))
+    opts = VerifyOptions(batch_rows=5, workers=1, math=MathOptions(backend="canonical"))
+    out = tmp_path / "graded"
+    assert verify_table(src, gold, out, opts)["statuses"] == {"ok": 24}
+    return src, gold, out, opts
+
+
+def test_a_graded_folder_reads_as_one_parquet_dataset(tmp_path):
+    """pandas and pyarrow read a verify output folder: the manifest and the completion mark
+    are not taken for shards."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    _, _, out, _ = _graded_folder(tmp_path)
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith("part-")) == [
+        "_COMPLETE", "_manifest.json"]
+    df = pd.read_parquet(out)
+    assert len(df) == 24 and int(df.correct.sum()) == 12
+    assert sorted(zip(df.prompt_id, df.sample_idx)) == sorted(
+        (f"p{p}", i) for p in range(6) for i in range(4))
+    assert ds.dataset(out, format="parquet").to_table().num_rows == 24
+    assert pq.read_table(out).num_rows == 24
+
+
+def test_a_graded_folder_with_the_old_manifest_name_is_resumed(tmp_path):
+    from rlvr_boundary.errors import InputError
+
+    src, gold, out, opts = _graded_folder(tmp_path)
+    (out / "_manifest.json").rename(out / "manifest.json")  # as rlvr-boundary 0.1 wrote it
+    # finished: the stored summary, nothing graded again, nothing renamed
+    again = verify_table(src, gold, out, opts)
+    assert again["already_complete"] and again["statuses"] == {"ok": 24}
+    # unfinished: the old manifest is checked, then replaced by _manifest.json
+    sorted(out.glob("part-*.parquet"))[1].unlink()
+    (out / "_COMPLETE").unlink()
+    other = VerifyOptions(batch_rows=4, workers=1, math=MathOptions(backend="canonical"))
+    with pytest.raises(InputError, match="cannot resume"):
+        verify_table(src, gold, out, other)
+    assert (out / "manifest.json").is_file() and not (out / "_manifest.json").exists()
+    assert verify_table(src, gold, out, opts)["statuses"] == {"ok": 24}
+    assert (out / "_manifest.json").is_file() and not (out / "manifest.json").exists()
+    assert read_rollouts(out).num_rows == 24
+    assert list(reduce_counts(out)["m"].c) == [2] * 6
+
+
 def test_resume_with_another_verifier_is_refused(tmp_path, capsys):
     pytest.importorskip("math_verify")  # without it the second run fails for another reason
     src = tmp_path / "raw.parquet"
@@ -186,7 +236,7 @@ def test_stdio_code_task_through_the_cli(tmp_path):
     assert main(["verify", str(src), "--task", "code", "--gold", str(gold), "--out", str(out)]) == 0
     t = read_rollouts(out).sort_by("sample_idx")
     assert t["correct"].to_pylist() == [True, False]
-    assert json.loads((out / "manifest.json").read_text())["verifier"]["isolation"] in (
+    assert json.loads((out / "_manifest.json").read_text())["verifier"]["isolation"] in (
         "bwrap", "none")
 
 

@@ -108,7 +108,7 @@ def test_a_run_that_failed_on_its_input_does_not_block_the_fixed_rerun(tmp_path,
     out2.mkdir()
     gold.write_text(good.splitlines()[0] + "\n")
     assert _run([src, "--gold", gold, "--out", out2], capsys)[0] == 2
-    assert out2.is_dir() and not (out2 / "manifest.json").exists()
+    assert out2.is_dir() and not (out2 / "_manifest.json").exists()
     gold.write_text(good)
     assert _run([src, "--gold", gold, "--out", out2], capsys)[0] == 0
 

@@ -48,6 +48,7 @@ from rlvr_boundary.io.schema import (
     REQUIRED_ROLLOUT,
     ROLLOUT_BY_NAME,
     VERIFY_STATUSES,
+    find_manifest,
     manifest_path_for,
 )
 
@@ -395,9 +396,13 @@ def take_rows(path: str | Path, indices, columns: list[str] | None = None) -> pa
 
 
 def read_manifest(table_path: str | Path) -> dict | None:
-    """The run manifest beside a table, or None if there is none."""
-    mpath = manifest_path_for(table_path)
-    if not mpath.exists():
+    """The run manifest beside a table, or None if there is none.
+
+    A shard directory's is ``_manifest.json``, else ``manifest.json``
+    (:func:`~rlvr_boundary.io.schema.find_manifest`).
+    """
+    mpath = find_manifest(table_path)
+    if mpath is None:
         return None
     note_input(mpath)
     if mpath.is_dir() or mpath.stat().st_size > MAX_LINE_BYTES:

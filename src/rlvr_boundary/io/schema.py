@@ -13,6 +13,7 @@ schema document is checked against it by the tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -127,17 +128,39 @@ MANIFEST_FIELDS: dict[str, str] = {
 }
 
 
-def manifest_path_for(table_path) -> "Path":  # noqa: F821 - pathlib imported lazily
-    """Where the manifest of a table lives: ``x.parquet`` -> ``x.manifest.json``;
-    a shard directory -> ``dir/manifest.json``."""
-    from pathlib import Path
+#: The manifest of a shard folder. The leading ``_`` makes pyarrow's (and so pandas')
+#: dataset discovery skip it, so ``pandas.read_parquet(folder)`` reads the shards only.
+SHARD_MANIFEST = "_manifest.json"
+#: The names a shard folder's manifest is looked up under, first match wins: the current
+#: one, then ``manifest.json`` (folders written by rlvr-boundary 0.1). Writers write
+#: only :data:`SHARD_MANIFEST`; :class:`rlvr_boundary.io.store.ShardedWriter` renames
+#: the other when it resumes into the folder.
+SHARD_MANIFEST_NAMES = (SHARD_MANIFEST, "manifest.json")
 
+
+def manifest_path_for(table_path) -> Path:
+    """Where the manifest of a table is written: ``x.parquet`` -> ``x.manifest.json``;
+    a shard directory -> ``dir/_manifest.json`` (:data:`SHARD_MANIFEST`)."""
     p = Path(table_path)
     if p.is_dir():
-        return p / "manifest.json"
+        return p / SHARD_MANIFEST
     name = p.name
     for suffix in (".parquet", ".jsonl.gz", ".jsonl", ".json", ".csv", ".tsv"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
             break
     return p.with_name(name + ".manifest.json")
+
+
+def find_manifest(table_path) -> Path | None:
+    """The manifest of a table, or None if there is none: ``x.manifest.json`` beside a
+    file; in a shard directory the first of :data:`SHARD_MANIFEST_NAMES` present.
+
+    Anything under a manifest name is returned, a folder too, so that the reader
+    refuses it with its path instead of quietly taking the next name.
+    """
+    p = Path(table_path)
+    for m in [p / n for n in SHARD_MANIFEST_NAMES] if p.is_dir() else [manifest_path_for(p)]:
+        if m.exists():
+            return m
+    return None

@@ -9,8 +9,18 @@ duplicated (a unit is one shard, rewritten whole if re-run) and nothing is lost
 (a unit without a shard is redone).
 
 Readers treat the directory as one table (:func:`rlvr_boundary.io.rollouts.iter_rollout_batches`),
-reading shards in name order. The manifest is ``manifest.json`` in the directory;
-a ``_COMPLETE`` marker is written by :meth:`ShardedWriter.finish` once every unit is done.
+reading shards in name order. The manifest is ``_manifest.json`` in the directory
+(:data:`rlvr_boundary.io.schema.SHARD_MANIFEST`); a ``_COMPLETE`` marker is written
+by :meth:`ShardedWriter.finish` once every unit is done. Both names start with ``_``
+and temporary shards with ``.``, which pyarrow's dataset discovery skips, so
+``pandas.read_parquet(directory)`` and ``pyarrow.dataset.dataset(directory)`` read
+the shards as one table.
+
+A directory whose manifest is ``manifest.json`` (written by rlvr-boundary 0.1) is
+read as well (:func:`rlvr_boundary.io.schema.find_manifest`). Resuming into it
+migrates it: the writer checks the old manifest, writes ``_manifest.json``
+atomically and only then removes ``manifest.json``; a crash in between leaves both,
+and the next run reads ``_manifest.json`` and removes the other.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rlvr_boundary.io.atomic import atomic_open, atomic_path
+from rlvr_boundary.io.schema import SHARD_MANIFEST, SHARD_MANIFEST_NAMES, find_manifest
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.=-]+$")
 
@@ -52,11 +63,12 @@ class ShardedWriter:
 
         # Not a file, a device or an input of this run; created here (errors say why not).
         self.directory = check_folder(directory)
-        mpath = self.directory / "manifest.json"
+        mpath = self.directory / SHARD_MANIFEST
+        found = find_manifest(self.directory)  # this name, else the one of 0.1
         doc = {"schema_version": SCHEMA_VERSION, "tool_version": __version__, **(manifest or {})}
         doc = to_jsonable(doc)
-        if mpath.exists():
-            old = _read_manifest(mpath)
+        if found is not None:
+            old = _read_manifest(found)
             diff = [k for k in must_match if old.get(k) != doc.get(k)]
             if diff:
                 changes = "; ".join(
@@ -64,9 +76,13 @@ class ShardedWriter:
                     for k in diff for name, a, b in _differences(k, old.get(k), doc.get(k)))
                 raise InputError(
                     f"cannot resume: the existing output was made with other settings ({changes});"
-                    " rerun with the stored settings or use a new output directory", path=mpath)
+                    " rerun with the stored settings or use a new output directory", path=found)
         with atomic_open(mpath, "w") as fh:
             json.dump(doc, fh, indent=1)
+        # The old name goes only once the new one is in place (a no-op in a new folder).
+        for name in SHARD_MANIFEST_NAMES[1:]:
+            if (self.directory / name).is_file():
+                (self.directory / name).unlink()
         self.manifest = doc
 
     def _shard(self, key: str) -> Path:

@@ -32,10 +32,11 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     """Copy a finished run's rollouts, manifest and numbers into an example folder ``dest``.
 
     The folder is what ``rlvr-boundary report --example lab`` reads: the rollout
-    shards, ``manifest.json``, ``expected.json`` (the run's ``lab_result.json``
+    shards, ``_manifest.json``, ``expected.json`` (the run's ``lab_result.json``
     numbers, which the tests check against the shards) and a README.
     """
     from rlvr_boundary.io.results import read_result
+    from rlvr_boundary.io.schema import SHARD_MANIFEST, find_manifest
 
     out, dest = Path(out), Path(dest)
     doc = read_result(out / "lab_result.json", kind="lab-run")
@@ -45,8 +46,8 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     tmp.mkdir(parents=True)
     for f in sorted((out / "rollouts").glob("part-*.parquet")):
         shutil.copy2(f, tmp / f.name)
-    man = json.loads((out / "rollouts" / "manifest.json").read_text(encoding="utf-8"))
-    (tmp / "manifest.json").write_text(json.dumps(man, indent=1), encoding="utf-8")
+    man = json.loads(find_manifest(out / "rollouts").read_text(encoding="utf-8"))
+    (tmp / SHARD_MANIFEST).write_text(json.dumps(man, indent=1), encoding="utf-8")
     keep = ("options", "task", "pass_at_1", "pass_at_K", "k_star", "loss_supported_at_K",
             "pass_at_1_by_checkpoint", "final_checkpoint", "n_problems", "n_samples", "strategy",
             "tool_version", "schema_version")

@@ -243,11 +243,12 @@ def copy_base_rollouts(cfg: LabConfig, src: str | Path, rollouts: Path, base: Pa
     sampled as usual. Returns whether it copied.
     """
     from rlvr_boundary.io.rollouts import sha256_of
+    from rlvr_boundary.io.schema import find_manifest
 
     src = Path(src)
-    shard, man_path = src / "rollouts" / "part-base.parquet", src / "rollouts" / "manifest.json"
+    shard, man_path = src / "rollouts" / "part-base.parquet", find_manifest(src / "rollouts")
     dest = rollouts / "part-base.parquet"
-    if dest.exists() or not shard.exists() or not man_path.exists():
+    if dest.exists() or not shard.exists() or man_path is None:
         return False
     theirs = json.loads((src / "lab_config.json").read_text(encoding="utf-8"))
     ours = options_json(cfg)

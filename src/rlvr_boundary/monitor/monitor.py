@@ -141,8 +141,9 @@ class BoundaryMonitor:
 
     def _load_existing(self) -> None:
         from rlvr_boundary.io.results import read_result
+        from rlvr_boundary.io.schema import find_manifest
 
-        if (self.out / "rollouts" / "manifest.json").exists():
+        if find_manifest(self.out / "rollouts") is not None:
             self._writer_()  # refuses a folder made with other prompts, options or verifier
         base_shard = self.out / "rollouts" / "part-base.parquet"
         if self.base_counts is None and base_shard.exists():

@@ -329,9 +329,12 @@ def _refuse_overwrite(src: Path, gold_path: Path, out: Path, shard_dir: Path) ->
 
 def _forget_empty_attempt(shard_dir: Path) -> None:
     """Drop the manifest of an output with no graded shard (nothing to resume)."""
+    from rlvr_boundary.io.schema import SHARD_MANIFEST_NAMES
+
     if shard_dir.is_dir() and not any(shard_dir.glob("part-*.parquet")) and \
             not (shard_dir / "_COMPLETE").exists():
-        (shard_dir / "manifest.json").unlink(missing_ok=True)
+        for name in SHARD_MANIFEST_NAMES:
+            (shard_dir / name).unlink(missing_ok=True)
 
 
 def _pending_batches(src, gold, gold_path, opts, done, text_field, progress):
@@ -428,6 +431,7 @@ def _finished_summary(out: Path, single: bool, manifest: dict) -> dict | None:
     import json
 
     from rlvr_boundary.io.rollouts import read_manifest
+    from rlvr_boundary.io.schema import find_manifest
 
     if single:
         if not out.exists():
@@ -438,10 +442,10 @@ def _finished_summary(out: Path, single: bool, manifest: dict) -> dict | None:
                              "choose another --out or remove it", path=out)
         stored = old["verify_summary"]
     else:
-        done = out / "_COMPLETE"
-        if not done.is_file() or not (out / "manifest.json").is_file():
+        done, mpath = out / "_COMPLETE", find_manifest(out)
+        if not done.is_file() or mpath is None or not mpath.is_file():
             return None
-        old = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        old = json.loads(mpath.read_text(encoding="utf-8"))
         stored = json.loads(done.read_text(encoding="utf-8") or "{}")
     from rlvr_boundary.io.results import to_jsonable
 
