@@ -92,3 +92,17 @@ def test_report_example_lab_renders(tmp_path):
     html = out.read_text(encoding="utf-8")
     for section in ("Training evolution", "Answer diversity", "Token statistics", "step-40"):
         assert section in html
+
+
+def test_the_example_ships_each_problems_text_as_the_lab_wrote_it():
+    """_prompts.jsonl holds every audited problem's prompt, in the manifest's order, as
+    export_example writes it (the report shows it beside the ids)."""
+    from rlvr_boundary.examples import EXAMPLES, example_dir
+    from rlvr_boundary.lab.task import problem_of_id, prompt_text
+
+    d = example_dir("lab")
+    man = json.loads((d / "_manifest.json").read_text(encoding="utf-8"))
+    rows = [json.loads(x) for x in (d / EXAMPLES["lab"]["prompts"]).read_text().splitlines()]
+    assert [r["prompt_id"] for r in rows] == man["dataset"] and len(rows) == 120
+    assert all(r["prompt"] == prompt_text(problem_of_id(r["prompt_id"])) for r in rows)
+    assert rows[0] == {"prompt_id": "835-6", "prompt": "make 6 from 8 3 5:"}

@@ -32,8 +32,9 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
     """Copy a finished run's rollouts, manifest and numbers into an example folder ``dest``.
 
     The folder is what ``rlvr-boundary report --example lab`` reads: the rollout
-    shards, ``_manifest.json``, ``expected.json`` (the run's ``lab_result.json``
-    numbers, which the tests check against the shards) and a README.
+    shards, ``_manifest.json``, ``_prompts.jsonl`` (each problem's text),
+    ``expected.json`` (the run's ``lab_result.json`` numbers, which the tests check
+    against the shards) and a README.
     """
     from rlvr_boundary.io.results import read_result
     from rlvr_boundary.io.schema import SHARD_MANIFEST, find_manifest
@@ -48,6 +49,13 @@ def export_example(out: str | Path, dest: str | Path) -> Path:
         shutil.copy2(f, tmp / f.name)
     man = json.loads(find_manifest(out / "rollouts").read_text(encoding="utf-8"))
     (tmp / SHARD_MANIFEST).write_text(json.dumps(man, indent=1), encoding="utf-8")
+    # Each problem's text, for the report to show beside its id (example "prompts").
+    from rlvr_boundary.examples import EXAMPLES
+    from rlvr_boundary.lab.task import problem_of_id, prompt_text
+
+    (tmp / EXAMPLES["lab"]["prompts"]).write_text(
+        "".join(json.dumps({"prompt_id": pid, "prompt": prompt_text(problem_of_id(pid))}) + "\n"
+                for pid in man["dataset"]), encoding="utf-8")
     keep = ("options", "task", "pass_at_1", "pass_at_K", "k_star", "loss_supported_at_K",
             "pass_at_1_by_checkpoint", "final_checkpoint", "n_problems", "n_samples", "strategy",
             "tool_version", "schema_version")
