@@ -151,10 +151,12 @@ def test_no_column_no_block(tmp_path):
     assert "cot" not in doc
 
 
-@pytest.mark.parametrize("line", ['{"prompt_id": "p1", "model": "base", "sample_idx": 2, '
-                                  '"correct": false, "cot_correct": null}',
-                                  '{"prompt_id": "p1", "model": "base", "sample_idx": 2, '
-                                  '"correct": false}'])
+#: Line 3 of base.jsonl (p1, sample 2) with a null cot_correct, and without the key.
+NO_KEY_ROW = json.dumps({"prompt_id": "p1", "model": "base", "sample_idx": 2, "correct": False})
+NULL_ROW = NO_KEY_ROW[:-1] + ', "cot_correct": null}'
+
+
+@pytest.mark.parametrize("line", [NULL_ROW, NO_KEY_ROW], ids=["null", "missing-key"])
 def test_a_null_cot_verdict_names_file_line_and_field(tmp_path, line):
     from rlvr_boundary.pipelines.compare import CompareOptions, run
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Example", "example_inputs", "scorer_section", "strategies_section", "cot_sections"]
+__all__ = ["Example", "cot_sections", "example_inputs", "scorer_section", "strategies_section"]
 
 
 @dataclass

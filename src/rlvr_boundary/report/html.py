@@ -17,7 +17,6 @@ from rlvr_boundary.report import words as W
 SECTIONS = [
     ("summary", "Summary"),
     ("passk", "pass@k curves"),
-    ("cot", "CoT-pass@k"),
     ("difference", "Difference and confidence band"),
     ("scorers", "Scorer sensitivity"),
     ("advisor", "Budget advisor"),
@@ -48,7 +47,19 @@ OPTIONAL_SECTIONS = ("difference", [
 def _section_order() -> list[tuple[str, str]]:
     after, extra = OPTIONAL_SECTIONS
     i = [sid for sid, _ in SECTIONS].index(after) + 1
-    return SECTIONS[:i] + extra + SECTIONS[i:]
+    return _with_data_sections(SECTIONS[:i] + extra + SECTIONS[i:])
+
+
+#: Sections drawn only when the inputs carry what they show (CoT-pass@k: a cot_correct
+#: column), placed after the section named first. Without their data they are absent, not
+#: listed among the sections "what would fill" (no command fills them: the data must).
+DATA_SECTIONS = ("passk", [("cot", "CoT-pass@k")])
+
+
+def _with_data_sections(order: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    after, extra = DATA_SECTIONS
+    i = [sid for sid, _ in order].index(after) + 1
+    return order[:i] + extra + order[i:]
 
 
 CSS = """
