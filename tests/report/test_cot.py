@@ -128,6 +128,9 @@ def test_compare_cli_prints_the_cot_crossing_and_price(tmp_path, capsys):
     # rl's gap shrinks with k (p3 gives it no correct answer at all): no "most at large k".
     assert "most at large k" not in text
     assert "for base by 16.67 points at k = 1 and 33.33 at k = 4" in text
+    assert ("The price of rl, its largest loss against base, is 33.33 points on answers and "
+            "0.00 points on CoT-pass@k, so the base's lead at large k came from answers "
+            "reached by a flawed chain.") in text
     doc = json.loads((out / "result.json").read_text())
     assert doc["cot"]["comparison"]["k_star"] is None
     assert (out / "cot.png").stat().st_size > 0
@@ -206,6 +209,7 @@ def test_report_section_present_with_the_column_and_absent_without(tmp_path):
     assert "CoT-pass@k: no k* on the grid; no price on the grid." in flat
     assert "Rows with cot_correct true but correct false: base 1 row; rl 1 row." in flat
     assert "its calibration is the band&#x27;s" in flat
+    assert "is 33.33 points on answers and 0.00 points on CoT-pass@k" in flat
 
     (tmp_path / "without").mkdir()
     doc, _ = run(list(write_pair(tmp_path / "without", cot={"base": False, "rl": False})),

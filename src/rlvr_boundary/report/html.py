@@ -293,7 +293,8 @@ def _cot(a: dict, svgs: dict) -> str | None:
                            Html(term("supported loss", "supported loss k"))], rows, 2))
     for m, cot in blocks.items():
         said = [W.cot_skipped_sentence(cot, a["base"], m), W.cot_kstar_price_sentence(cot),
-                W.cot_meaning_sentence(cot, a["base"], m), W.cot_without_answer_sentence(cot)]
+                W.cot_meaning_sentence(cot, a["base"], m, a["comparisons"][m]),
+                W.cot_without_answer_sentence(cot)]
         out.append(f"<p><b>{esc(m)}</b>: " + " ".join(esc(s) for s in said if s) + "</p>")
     out.append(f'<p class="note">{esc(W.COT_BAND_NOTE)}</p>')
     return "".join(out)

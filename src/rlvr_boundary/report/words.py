@@ -771,7 +771,7 @@ def compare_console(res: dict) -> list:
     if res.get("scorers"):
         out += scorer_lines(res["scorers"])
     if res.get("cot"):  # CoT-pass@k beside answer-only pass@k
-        out += cot_lines(res["cot"], base, rl)
+        out += cot_lines(res["cot"], base, rl, res)
     extras = [band_unit_sentence(res)]
     if res.get("verifier_error"):
         extras.append(verifier_error_sentence(res["verifier_error"]))
@@ -841,8 +841,13 @@ def cot_kstar_price_sentence(block: dict) -> str | None:
     return "CoT-pass@k: " + kstar_price_sentence(res)
 
 
-def cot_meaning_sentence(block: dict, base: str, rl: str) -> str | None:
-    """What the gap between answer-only pass@k and CoT-pass@k says, from the numbers."""
+def cot_meaning_sentence(block: dict, base: str, rl: str,
+                         answer: dict | None = None) -> str | None:
+    """What the gap between answer-only pass@k and CoT-pass@k says, from the numbers.
+
+    With ``answer`` (the answer-only comparison) and a price there, also how much of the
+    base's lead at large k survives on CoT-pass@k.
+    """
     gaps, res = block.get("answer_minus_cot"), block.get("comparison")
     if not gaps or res is None:
         return None
@@ -859,15 +864,27 @@ def cot_meaning_sentence(block: dict, base: str, rl: str) -> str | None:
                     + (f", most at k = {ks[j]} with {pts(g[j], False)}"
                        if j not in (0, len(g) - 1) else ""))
     grows = all((gaps[m][-1] or 0.0) >= (gaps[m][0] or 0.0) for m in (base, rl))
-    return ("Answers reached by a flawed chain of thought inflate answer-only pass@k"
+    text = ("Answers reached by a flawed chain of thought inflate answer-only pass@k"
             + (", most at large k, where one lucky answer among k tries suffices" if grows
                else "")
-            + ": answer-only pass@k exceeds CoT-pass@k for " + "; for ".join(bits)
-            + ". Where the base's lead at large k shrinks on CoT-pass@k, part of it was "
-            "lucky answers, not reasoning.")
+            + ": answer-only pass@k exceeds CoT-pass@k for " + "; for ".join(bits) + ".")
+    if answer is not None and answer.get("price", 0) > 0:
+        price, cot_price = answer["price"], res["price"]
+        text += (f" The price of {rl}, its largest loss against {base}, is "
+                 f"{pts(price, False)} points on answers and {pts(cot_price, False)} points on "
+                 "CoT-pass@k")
+        if cot_price <= 1e-12:
+            text += (", so the base's lead at large k came from answers reached by a flawed "
+                     "chain.")
+        elif cot_price < price:
+            text += (", so part of the base's lead at large k came from answers reached by a "
+                     "flawed chain.")
+        else:
+            text += ", so the base's lead at large k does not rest on flawed chains."
+    return text
 
 
-def cot_lines(block: dict, base: str, rl: str) -> list[str]:
+def cot_lines(block: dict, base: str, rl: str, answer: dict | None = None) -> list[str]:
     """The CoT-pass@k lines of the compare console: the crossing and price, the band's
     verdicts, what the gap means, and the rows counted as not CoT-correct."""
     skipped = cot_skipped_sentence(block, base, rl)
@@ -878,7 +895,7 @@ def cot_lines(block: dict, base: str, rl: str) -> list[str]:
         band = band_sentence(res)
         out = [cot_kstar_price_sentence(block),
                *([f"CoT-pass@k, {band[0].lower()}{band[1:]}"] if band else []),
-               cot_meaning_sentence(block, base, rl)]
+               cot_meaning_sentence(block, base, rl, answer)]
     return [x for x in (*out, cot_without_answer_sentence(block)) if x]
 
 
