@@ -53,6 +53,8 @@ from rlvr_boundary.io.schema import (
 )
 
 BATCH_ROWS = 65_536
+#: The optional chain-of-thought verdict (CoT-pass@k, :mod:`rlvr_boundary.io.cot`).
+COT_COLUMN = "cot_correct"
 #: A batch also stops growing at about this many bytes of data (JSONL line text, or
 #: Parquet column data by the file's metadata): 65,536 completions of 8 KB would be
 #: 512 MB in Arrow and several times that as Python objects.
@@ -176,6 +178,14 @@ def validate_batch(batch: pa.RecordBatch | pa.Table, path: Path, first_row: int,
             i = pc.index(nulls, True).as_py()
             raise InputError("required value is missing (null)", path=path,
                              line=first_row + i, field=name)
+    if COT_COLUMN in cols:  # optional, but once present it judges every row (CoT-pass@k)
+        nulls = pc.is_null(cols[COT_COLUMN])
+        if pc.any(nulls).as_py():
+            i = pc.index(nulls, True).as_py()
+            raise InputError(
+                f"{COT_COLUMN} has no value (null); a table with a {COT_COLUMN} column needs "
+                "the chain-of-thought verdict on every row, or drop the column",
+                path=path, line=first_row + i, field=COT_COLUMN)
     neg = pc.less(cols["sample_idx"], 0) if "sample_idx" in cols else pa.array([False])
     if pc.any(neg).as_py():
         i = pc.index(neg, True).as_py()

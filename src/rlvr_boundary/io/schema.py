@@ -41,6 +41,10 @@ ROLLOUT_COLUMNS: tuple[Column, ...] = (
     Column("answer", pa.string(), False, "Extracted final answer in canonical form; null if none."),
     Column("correct", pa.bool_(), True, "Verdict of the verifier."),
     Column("verify_status", pa.string(), False, "One of: " + ", ".join(VERIFY_STATUSES) + "."),
+    Column("cot_correct", pa.bool_(), False,
+           "Verdict on the chain of thought (e.g. from an LLM judge), for CoT-pass@k: a "
+           "sample counts only when both correct and cot_correct are true. When the column "
+           "is present every row needs a value."),
     Column("check_mode", pa.string(), False,
            "Code grading: where the verdict was made, 'outside' the program's process or "
            "'in-process' (tests that need the program's own objects); null for math."),

@@ -111,6 +111,23 @@ class Scorers(TypedDict):
                     "sample_idx, gold, answer, both verdicts); null without verdict tallies"]
 
 
+class CotBlock(TypedDict):
+    carried_by: A[list[str], "which of the two models' rollouts carry a cot_correct column"]
+    cot_without_answer: A[dict[str, int], "per model that carries it: rows with cot_correct "
+                                          "true and correct false on the compared prompts, "
+                                          "counted as not CoT-correct (both must hold)"]
+    skipped: A[Literal["not_both", "runs"] | None, "why CoT-pass@k was not computed: only one "
+                                                   "model (or none) carries the column, or "
+                                                   "further runs were given; null when it was"]
+    comparison: A[dict[str, Any], "the comparison on the CoT counts c_cot = #(correct AND "
+                                  "cot_correct): the keys of compare (pass_at_k, diff, band, "
+                                  "verdict_per_k, k_star, price, ...) without verifier_error, "
+                                  "extrapolation and cot; absent when skipped", OPTIONAL]
+    answer_minus_cot: A[dict[str, Floats], "answer-only pass@k minus CoT-pass@k per model "
+                                           "and budget: the share reached by a flawed chain; "
+                                           "absent when skipped", OPTIONAL]
+
+
 class CompareResult(TypedDict):
     """One trained model against its base on a common prompt set."""
 
@@ -169,6 +186,9 @@ class CompareResult(TypedDict):
                                 "of the exact expectation over k-subsets, per model", OPTIONAL]
     scorers: A[Scorers, "scorer sensitivity: the same completions graded by several scorers "
                         "(tables with two or more correct__<scorer> columns)", OPTIONAL]
+    cot: A[CotBlock, "CoT-pass@k (Wen et al., arXiv 2506.14245): the same comparison on the "
+                     "samples whose answer and chain of thought are both correct, when a "
+                     "rollout table carries cot_correct", OPTIONAL]
     inputs: A[dict[str, Any], "the base and rl files and the prompts each lost to "
                               "--intersect (compare)", OPTIONAL]
 

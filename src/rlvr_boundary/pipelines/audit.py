@@ -229,7 +229,7 @@ def compute(paths: list[Path], opts: ReportOptions, json_path: Path, *,
     from rlvr_boundary.io.results import read_result, write_result
     from rlvr_boundary.io.samples import collect_texts
     from rlvr_boundary.io.verdicts import choose_scorer
-    from rlvr_boundary.pipelines.common import scorer_section, strategies_section
+    from rlvr_boundary.pipelines.common import cot_sections, scorer_section, strategies_section
     from rlvr_boundary.report import words as W
     from rlvr_boundary.verify.quality import quality_flags
 
@@ -274,6 +274,7 @@ def compute(paths: list[Path], opts: ReportOptions, json_path: Path, *,
             audit["scorers"] = block
     if learned:
         audit["learning"] = learned
+    cot_sections(inputs.rollout_paths, audit, aligned, c, groups)  # CoT-pass@k, if carried
     strategies = strategies_section(inputs.rollout_paths, audit, c.labels)
     if strategies is not None:
         audit["strategies"] = strategies

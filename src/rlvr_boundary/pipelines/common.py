@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Example", "example_inputs", "scorer_section", "strategies_section"]
+__all__ = ["Example", "cot_sections", "example_inputs", "scorer_section", "strategies_section"]
 
 
 @dataclass
@@ -93,3 +93,41 @@ def strategies_section(paths: list, audit: dict, labels: dict) -> dict | None:
         return None
     names, n, c = strategy_tables(audit["models"], audit["prompt_ids"], rows)
     return strategy_section(audit["models"], audit["base"], audit["prompt_ids"], names, n, c)
+
+
+def cot_sections(paths: list, audit: dict, aligned, options, groups=None) -> bool:
+    """Add the CoT-pass@k block (``cot``) to each comparison of an audit whose rollouts carry
+    ``cot_correct``; return whether any model carries it.
+
+    Parameters
+    ----------
+    paths
+        The native rollout tables among the inputs.
+    audit
+        The audit payload (:func:`rlvr_boundary.analysis.audit.build_audit`); its
+        ``comparisons`` gain ``cot`` in place when some model carries the column.
+    aligned
+        The aligned counts of every model and run the audit was computed from.
+    options
+        The comparison options (grid, band, bootstrap, seed, labels, scorer).
+    groups
+        ``(P,)`` cluster labels, as for the answer-only bands.
+    """
+    from rlvr_boundary.analysis.cot import cot_block
+    from rlvr_boundary.io.cot import read_cot_counts, verdict_column
+    from rlvr_boundary.io.formats import label_for
+
+    prompt_ids, models = audit["prompt_ids"], set(audit["models"])
+    verdict = verdict_column(options.scorer)
+    cot: dict = {}
+    for path in paths:
+        got = read_cot_counts(path, prompt_ids, label=label_for(path, options.labels),
+                              verdict=verdict)
+        cot.update({m: v for m, v in (got or {}).items() if m in models})
+    if not cot:
+        return False
+    base, runs = audit["base"], audit.get("runs") or {}
+    for m, res in audit["comparisons"].items():
+        res["cot"] = cot_block(aligned, base, m, cot, options, answer=res, groups=groups,
+                               runs={"base": runs.get(base, []), "rl": runs.get(m, [])})
+    return True

@@ -265,6 +265,10 @@ def run(base: str | Path, rl: str | Path, opts: CompareOptions, *, base_model: s
                            aligned.prompt_ids.tolist(), res["ks"])
         if maj is not None:
             res["maj_at_k"] = maj
+    cot = _cot_of(paths, formats[:2], (base_model, rl_model), (b.model, r.model), opts,
+                  aligned, res, groups, runs)
+    if cot is not None:
+        res["cot"] = cot
     if primary is not False:
         from rlvr_boundary.pipelines.common import scorer_section
 
@@ -318,6 +322,38 @@ def _majority_of(paths, models, labels, prompt_ids: list, ks) -> dict | None:
             return None
         answers["all"][label], answers["correct"][label] = got["all"][name], got["correct"][name]
     return majority_curves(list(labels), answers, ks)
+
+
+def _cot_of(paths, formats, models, labels, opts, aligned, res: dict, groups,
+            runs: dict) -> dict | None:
+    """The CoT-pass@k block when a rollout input carries ``cot_correct`` (None when neither does).
+
+    One narrow streaming pass per rollout table (:func:`rlvr_boundary.io.cot.read_cot_counts`);
+    a table holding several models gives the one chosen with --base-model / --rl-model,
+    else its only model. The comparison is :func:`rlvr_boundary.analysis.cot.cot_block`.
+    """
+    from rlvr_boundary.analysis.cot import cot_block
+    from rlvr_boundary.io.cot import read_cot_counts, verdict_column
+    from rlvr_boundary.io.formats import label_for
+
+    prompt_ids = aligned.prompt_ids.tolist()
+    cot: dict = {}
+    verdict = verdict_column(opts.scorer)  # the verdicts of the main counts (--scorer)
+    for path, fmt, model, label in zip(paths, formats, models, labels):
+        if fmt != "rollouts":
+            continue
+        given = label_for(path, opts.labels)
+        got = read_cot_counts(path, prompt_ids, label=given, verdict=verdict)
+        if not got:
+            continue
+        name = given if given is not None else model if model is not None else (
+            next(iter(got)) if len(got) == 1 else None)
+        if name in got:
+            cot[label] = got[name]
+    if not cot:
+        return None
+    return cot_block(aligned, labels[0], labels[1], cot, opts, answer=res, groups=groups,
+                     runs=runs)
 
 
 def write_curves_csv(path, doc: dict) -> None:

@@ -69,6 +69,8 @@ def render_report(doc: dict, out_html: str | Path, *, figures: bool | None = Non
         draw["scorers"] = F.scorer_curves
     if audit.get("strategies"):
         draw["strategies"] = F.strategy_shares
+    if any((r.get("cot") or {}).get("comparison") for r in audit["comparisons"].values()):
+        draw["cot"] = F.cot_curves  # CoT-pass@k beside pass@k
     if not audit["comparisons"]:
         draw.pop("difference")
     if audit["comparisons"] and all(r.get("cover") for r in audit["comparisons"].values()):

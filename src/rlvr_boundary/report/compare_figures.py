@@ -15,7 +15,8 @@ __all__ = ["render_compare_figures"]
 
 def render_compare_figures(doc: dict, folder: str | Path, *, pdf: bool = False) -> list[str]:
     """The pass@k and difference figures (and the per-scorer one, when the result has
-    several scorers) of a ``compare`` result as PNG in ``folder``.
+    several scorers; the CoT-pass@k one, when it has a computed ``cot`` block) of a
+    ``compare`` result as PNG in ``folder``.
 
     ``pdf`` also writes each as PDF (embedded TrueType fonts): off by default in
     ``compare``, where two PDFs cost about as much as the rest of the command.
@@ -31,6 +32,8 @@ def render_compare_figures(doc: dict, folder: str | Path, *, pdf: bool = False) 
     if doc.get("scorers"):  # the same completions graded by several scorers
         view["scorers"] = doc["scorers"]
         draw.append(("scorers", F.scorer_curves))
+    if (doc.get("cot") or {}).get("comparison"):  # CoT-pass@k beside pass@k
+        draw.append(("cot", F.cot_curves))
     for name, fn in draw:
         fig = fn(view)
         files += F.save(fig, Path(folder), name, formats)

@@ -295,6 +295,56 @@ def scorer_curves(audit: dict):
     return fig
 
 
+def cot_curves(audit: dict):
+    """CoT-pass@k beside answer-only pass@k (top) and D(k) of each kind (bottom).
+
+    Top: answer-only pass@k (thin) and CoT-pass@k (thick, dotted) of the base and of
+    each checkpoint whose comparison carries a computed ``cot`` block, in the
+    models' colours. Bottom: D(k) answer-only (thin) and on CoT-pass@k (thick,
+    dotted) with the CoT band shaded; dotted vertical lines at the CoT k*.
+    """
+    blocks = {m: r["cot"]["comparison"] for m, r in audit["comparisons"].items()
+              if (r.get("cot") or {}).get("comparison")}
+    fig, (top, bottom) = figure(6.4, nrows=2, sharex=True)
+    col = colors(audit["models"], audit["base"])
+    base = audit["base"]
+    drawn_base = False
+    for m, cot in blocks.items():
+        ans = audit["comparisons"][m]
+        ks = np.asarray(cot["ks"])
+        for model in ((base, m) if not drawn_base else (m,)):
+            top.plot(ks, ans["pass_at_k"][model], color=col[model], lw=1.0, ls="-",
+                     alpha=0.8, label=f"{model}, answer only")
+            top.plot(ks, cot["pass_at_k"][model], color=col[model], lw=2.2, ls=":",
+                     label=f"{model}, CoT")
+        drawn_base = True
+        bottom.plot(ks, ans["diff"], color=col[m], lw=1.0, ls="-", alpha=0.8,
+                    label=f"{m}, answer only")
+        if cot.get("band"):
+            tie = degenerate_budgets(cot)
+            lo = np.where(tie, np.nan, np.asarray(cot["band"]["lower"], float))
+            hi = np.where(tie, np.nan, np.asarray(cot["band"]["upper"], float))
+            bottom.fill_between(ks, lo, hi, color=col[m], alpha=0.15, lw=0,
+                                label=f"{m}, CoT {cot['band']['level']:.0%} band")
+        bottom.plot(ks, cot["diff"], color=col[m], lw=2.2, ls=":", label=f"{m}, CoT")
+        if cot["k_star"] is not None:
+            bottom.axvline(cot["k_star"], color=col[m], lw=0.8, ls=":")
+    bottom.axhline(0, color="black", lw=0.8)
+    top.set_ylabel("pass@k (unbiased)")
+    top.set_title("answer-only pass@k and CoT-pass@k (answer and chain of thought correct)",
+                  loc="left")
+    bottom.set_ylabel("D(k)")
+    bottom.set_title(f"D(k) = pass@k(checkpoint) − pass@k({base}), answer only and CoT",
+                     loc="left")
+    for ax in (top, bottom):
+        ax.grid(alpha=0.25)
+        _legend_right(ax)
+    _log2_axis(bottom, np.asarray(next(iter(blocks.values()))["ks"]) if blocks
+               else np.asarray(audit["ks"]))
+    fig.tight_layout()
+    return fig
+
+
 def upset(audit: dict):
     """UpSet plot of the solved sets at K: bars are exact membership patterns."""
     cov = audit["coverage"]

@@ -48,7 +48,19 @@ OPTIONAL_SECTIONS = ("difference", [
 def _section_order() -> list[tuple[str, str]]:
     after, extra = OPTIONAL_SECTIONS
     i = [sid for sid, _ in SECTIONS].index(after) + 1
-    return SECTIONS[:i] + extra + SECTIONS[i:]
+    return _with_data_sections(SECTIONS[:i] + extra + SECTIONS[i:])
+
+
+#: Sections drawn only when the inputs carry what they show (CoT-pass@k: a cot_correct
+#: column), placed after the section named first. Without their data they are absent, not
+#: listed among the sections "what would fill" (no command fills them: the data must).
+DATA_SECTIONS = ("passk", [("cot", "CoT-pass@k")])
+
+
+def _with_data_sections(order: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    after, extra = DATA_SECTIONS
+    i = [sid for sid, _ in order].index(after) + 1
+    return order[:i] + extra + order[i:]
 
 
 CSS = """
@@ -163,6 +175,7 @@ def render(doc: dict, svgs: dict, *, figure_files: dict) -> str:
     body = {
         "summary": _summary(audit),
         "passk": _passk(audit, svgs),
+        "cot": _cot(audit, svgs),
         "difference": _difference(audit, svgs),
         "sampling": _sampling(audit),
         "verifier": _verifier(audit),
@@ -251,6 +264,43 @@ def _passk(a: dict, svgs: dict) -> str:
                     "dotted lines mark each checkpoint's crossover k*"
                     + ("; thin dash-dot lines are maj@k." if maj else "."))
             + table)
+
+
+def _cot(a: dict, svgs: dict) -> str | None:
+    """CoT-pass@k beside pass@k: curves of both kinds, the crossing and price of each, what
+    the gap means (None when no model's rollouts carry cot_correct: the section is absent)."""
+    blocks = {m: r["cot"] for m, r in a["comparisons"].items() if r.get("cot")}
+    if not blocks:
+        return None
+    out = [f"<p>{esc(W.COT_INTRO)}</p>",
+           _figure(svgs, "cot", "Top: answer-only pass@k (thin) and CoT-pass@k (thick, dotted) "
+                   "of each model. Bottom: D(k) of each kind, with the simultaneous band of "
+                   "the CoT difference; dotted vertical lines mark the CoT k*.")]
+    rows = []
+    for m, cot in blocks.items():
+        if cot.get("comparison") is None:  # not drawn: its sentence below says why
+            continue
+        for kind, res in (("answer only", a["comparisons"][m]),
+                          (term("CoT-pass@k", "answer and chain"), cot["comparison"])):
+            rows.append([esc(m), kind, W.pts(res["diff"][0]),
+                         esc(res["k_star"]) if res["k_star"] is not None else "none on the grid",
+                         (f"{W.pts(res['price'], False)} at k = {res['price_k']}"
+                          if res["price"] > 0 else "none"),
+                         esc(_ranges(res.get("gain_budgets") or [])),
+                         esc(_ranges(res.get("loss_budgets") or []))])
+    if rows:
+        out.append(_table(["checkpoint", "verdict counted",
+                           Html(term("D(k)", "D(first k), points")), Html(term("k*")),
+                           Html(term("price", "price (points)")),
+                           Html(term("supported gain", "supported gain k")),
+                           Html(term("supported loss", "supported loss k"))], rows, 2))
+    for m, cot in blocks.items():
+        said = [W.cot_skipped_sentence(cot, a["base"], m), W.cot_kstar_price_sentence(cot),
+                W.cot_meaning_sentence(cot, a["base"], m, a["comparisons"][m]),
+                W.cot_without_answer_sentence(cot)]
+        out.append(f"<p><b>{esc(m)}</b>: " + " ".join(esc(s) for s in said if s) + "</p>")
+    out.append(f'<p class="note">{esc(W.COT_BAND_NOTE)}</p>')
+    return "".join(out)
 
 
 def _kci(v) -> str:

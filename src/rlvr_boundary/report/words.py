@@ -76,6 +76,10 @@ GLOSSARY = {
                  "(c/n >= tau): low tau measures breadth, high tau reliability.",
     "maj@k": "The chance that the most frequent answer among k samples is correct, averaged "
              "over random k-subsets (ties split evenly; incomplete answers never win).",
+    "CoT-pass@k": "pass@k counting a sample as correct only when both its final answer and its "
+                  "chain of thought are correct (the cot_correct column, e.g. from an LLM "
+                  "judge; Wen et al., arXiv 2506.14245). Answer-only pass@k minus CoT-pass@k "
+                  "is the share reached by a flawed chain.",
     "RBF": "Rollout branching factor: per generation step, how many candidate tokens lie "
            "inside the top 95% of the probability mass; averaged over the steps.",
     "entropy": "Token entropy: the entropy of the next-token distribution at each step, in "
@@ -823,6 +827,8 @@ def compare_console(res: dict) -> list:
     out.append(explanation(res))
     if res.get("scorers"):
         out += scorer_lines(res["scorers"])
+    if res.get("cot"):  # CoT-pass@k beside answer-only pass@k
+        out += cot_lines(res["cot"], base, rl, res)
     extras = [band_unit_sentence(res)]
     if res.get("verifier_error"):
         extras.append(verifier_error_sentence(res["verifier_error"]))
@@ -836,6 +842,118 @@ def majority_sentence(maj: dict, models: list[str]) -> str:
     per = "; ".join(f"{m} " + ", ".join(f"{v:.4f}" for v in maj["models"][m]) for m in models)
     return (f"maj@k, the chance that the most frequent answer among k samples is correct, at "
             f"k = {', '.join(str(k) for k in maj['ks'])}: {per}.")
+
+
+# ============================================================================ CoT-pass@k
+# CoT-pass@k beside answer-only pass@k (Wen et al., arXiv 2506.14245): the words of the
+# compare console and of the report's "CoT-pass@k" section. Kept in one block.
+
+#: What CoT-pass@k is, said once where the view is shown.
+COT_INTRO = ("CoT-pass@k (Wen et al., arXiv 2506.14245) counts a sample as correct only when "
+             "both its final answer and its chain of thought are correct (the rollouts' "
+             "cot_correct verdict, e.g. from an LLM judge). The curves, D(k), the band and its "
+             "verdicts, k* and the price are computed exactly as for answer-only pass@k, on "
+             "these counts.")
+
+#: The band on the CoT counts is the same band: what it claims, and no more.
+COT_BAND_NOTE = ("The band on CoT-pass@k is the same simultaneous band drawn on other counts, so "
+                 "its calibration is the band's; it treats the chain-of-thought verdicts as "
+                 "given and does not account for errors of the judge that made them.")
+
+
+def cot_skipped_sentence(block: dict, base: str, rl: str) -> str | None:
+    """Why the CoT-pass@k view of a pair is not drawn (None when it is)."""
+    why = block.get("skipped")
+    if why is None:
+        return None
+    if why == "runs":
+        return (f"CoT-pass@k of {rl} against {base} is not drawn: further runs were given, and "
+                "the CoT view reads the first run of each model only, so its band could not "
+                "cover the run-to-run variance the answer-only band covers.")
+    carried = block.get("carried_by") or []
+    if not carried:
+        return (f"Neither {rl}'s nor {base}'s rollouts carry a cot_correct column, so there is "
+                "no CoT-pass@k for this pair.")
+    other = rl if carried[0] == base else base
+    return (f"Only {carried[0]}'s rollouts carry a cot_correct column, {other}'s do not, so "
+            f"CoT-pass@k of {rl} against {base} is not drawn: it compares both models on the "
+            "same verdict. Judge the chains of the other model's samples too to draw it.")
+
+
+def cot_without_answer_sentence(block: dict) -> str | None:
+    """Rows whose chain was judged correct but whose answer was wrong (None when there are none)."""
+    rows = {m: n for m, n in (block.get("cot_without_answer") or {}).items() if n}
+    if not rows:
+        return None
+    per = "; ".join(f"{m} {count_phrase(n, 'row')}" for m, n in rows.items())
+    return (f"Rows with cot_correct true but correct false: {per}. They count as not "
+            "CoT-correct, since CoT-pass@k needs both the answer and the chain correct.")
+
+
+def cot_kstar_price_sentence(block: dict) -> str | None:
+    """'CoT-pass@k: k* = 4; price 2.00 points (0.02000) at k = 8.' (None when not drawn)."""
+    res = block.get("comparison")
+    if res is None:
+        return None
+    return "CoT-pass@k: " + kstar_price_sentence(res)
+
+
+def cot_meaning_sentence(block: dict, base: str, rl: str,
+                         answer: dict | None = None) -> str | None:
+    """What the gap between answer-only pass@k and CoT-pass@k says, from the numbers.
+
+    With ``answer`` (the answer-only comparison) and a price there, also how much of the
+    base's lead at large k survives on CoT-pass@k.
+    """
+    gaps, res = block.get("answer_minus_cot"), block.get("comparison")
+    if not gaps or res is None:
+        return None
+    ks = list(res["ks"])
+    if all(abs(v or 0.0) <= 1e-12 for m in (base, rl) for v in gaps[m]):
+        return ("Every correct answer came with a correct chain of thought, so answer-only "
+                "pass@k and CoT-pass@k coincide.")
+    bits = []
+    for m in (rl, base):
+        g = [0.0 if v is None else v for v in gaps[m]]
+        j = max(i for i, v in enumerate(g) if v >= max(g) - 1e-12)  # the largest k of a tie
+        bits.append(f"{m} by {pts(g[0], False)} points at k = {ks[0]} and "
+                    f"{pts(g[-1], False)} at k = {ks[-1]}"
+                    + (f", most at k = {ks[j]} with {pts(g[j], False)}"
+                       if j not in (0, len(g) - 1) else ""))
+    grows = all((gaps[m][-1] or 0.0) >= (gaps[m][0] or 0.0) for m in (base, rl))
+    text = ("Answers reached by a flawed chain of thought inflate answer-only pass@k"
+            + (", most at large k, where one lucky answer among k tries suffices" if grows
+               else "")
+            + ": answer-only pass@k exceeds CoT-pass@k for " + "; for ".join(bits) + ".")
+    if answer is not None and answer.get("price", 0) > 0:
+        price, cot_price = answer["price"], res["price"]
+        text += (f" The price of {rl}, its largest loss against {base}, is "
+                 f"{pts(price, False)} points on answers and {pts(cot_price, False)} points on "
+                 "CoT-pass@k")
+        if cot_price <= 1e-12:
+            text += (", so the base's lead at large k came from answers reached by a flawed "
+                     "chain.")
+        elif cot_price < price:
+            text += (", so part of the base's lead at large k came from answers reached by a "
+                     "flawed chain.")
+        else:
+            text += ", so the base's lead at large k does not rest on flawed chains."
+    return text
+
+
+def cot_lines(block: dict, base: str, rl: str, answer: dict | None = None) -> list[str]:
+    """The CoT-pass@k lines of the compare console: the crossing and price, the band's
+    verdicts, what the gap means, and the rows counted as not CoT-correct."""
+    skipped = cot_skipped_sentence(block, base, rl)
+    if skipped is not None:
+        out = [skipped]
+    else:
+        res = block["comparison"]
+        band = band_sentence(res)
+        out = [cot_kstar_price_sentence(block),
+               *([f"CoT-pass@k, {band[0].lower()}{band[1:]}"] if band else []),
+               cot_meaning_sentence(block, base, rl, answer)]
+    return [x for x in (*out, cot_without_answer_sentence(block)) if x]
 
 
 def report_console(audit: dict) -> list:
