@@ -332,6 +332,8 @@ def _cot_of(paths, formats, models, labels, opts, aligned, res: dict, groups,
     a table holding several models gives the one chosen with --base-model / --rl-model,
     else its only model. The comparison is :func:`rlvr_boundary.analysis.cot.cot_block`.
     """
+    if "rollouts" not in formats:  # count files carry no chains: and no pyarrow import
+        return None
     from rlvr_boundary.analysis.cot import cot_block
     from rlvr_boundary.io.cot import read_cot_counts, verdict_column
     from rlvr_boundary.io.formats import label_for
