@@ -92,3 +92,15 @@ def test_the_lab_example_shows_its_problems(tmp_path):
     assert set(doc["problems"]) == _listed(doc)
     for pid, got in doc["problems"].items():
         assert got["text"] == prompt_text(problem_of_id(pid))  # the lab's own prompt
+
+
+def test_a_prompt_file_that_is_the_output_is_refused_before_any_work(tmp_path, capsys):
+    pq.write_table(synthetic_rollouts(), tmp_path / "r.parquet")
+    prompts = tmp_path / "rep.json"  # the JSON the report would write beside rep.html
+    prompts.write_text('{"id": "p001", "prompt": "x"}\n')
+    assert main(["report", str(tmp_path / "r.parquet"), "--out", str(tmp_path / "rep.html"),
+                 "--prompts", str(prompts)]) == 2
+    err = capsys.readouterr().err
+    assert "would overwrite the input" in err and "problems the page lists" not in err
+    assert prompts.read_text() == '{"id": "p001", "prompt": "x"}\n'
+

@@ -183,7 +183,8 @@ def run(paths: list, opts: ReportOptions, out_html: str | Path, *,
     from rlvr_boundary.io.formats import check_labels
 
     check_labels(opts.compare.labels, paths)
-    check_outputs({"--out": out, "--out (its JSON)": json_path}, paths,
+    check_outputs({"--out": out, "--out (its JSON)": json_path},
+                  [*paths, *([prompts] if prompts is not None else [])],
                   folders={"--out (its figures)": folder})
     # A failed run leaves nothing it created: no result JSON without its page, no figures.
     with removed_on_failure(out, json_path, folder):
